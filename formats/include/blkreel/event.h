@@ -1,0 +1,109 @@
+/* blkreel/event.h — the one event model every tool shares.
+ *
+ * An event is one blk_io_trace record, decoded to host byte order. The
+ * field meanings are the kernel's (linux/blktrace_api.h), so nothing is lost
+ * when a trace goes through blkreel and back out to blkparse. Helpers below
+ * give the derived views (action letter, RWBS, major/minor, remap payload). */
+#ifndef BLKREEL_EVENT_H
+#define BLKREEL_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/blktrace_api.h> /* BLK_TA_*, BLK_TC_*, BLK_TN_*, struct blk_io_trace */
+
+/* Size of the fixed part of a version-7 record on disk. */
+#define BR_RECORD_SIZE 48
+/* Largest pdu we accept; the kernel's largest real payloads are messages
+ * and cgroup ids, far below this. Anything larger is treated as garbage. */
+#define BR_PDU_MAX 4096
+
+/* Device numbers in blk_io_trace use the kernel-internal encoding. */
+#define BR_MINORBITS 20
+#define BR_DEV_MAJOR(dev) ((unsigned)((dev) >> BR_MINORBITS))
+#define BR_DEV_MINOR(dev) ((unsigned)((dev) & ((1U << BR_MINORBITS) - 1)))
+#define BR_MKDEV(ma, mi) ((uint32_t)(((uint32_t)(ma) << BR_MINORBITS) | (uint32_t)(mi)))
+
+typedef struct br_event {
+	uint64_t time;       /* ns, the trace clock as recorded */
+	uint64_t sector;     /* 512-byte sectors */
+	uint32_t bytes;      /* transfer length */
+	uint32_t action;     /* category bits << 16 | __BLK_TA_* / __BLK_TN_* */
+	uint32_t pid;
+	uint32_t device;     /* BR_MKDEV encoding */
+	uint32_t cpu;
+	uint32_t sequence;
+	uint16_t error;
+	uint16_t pdu_len;
+	const uint8_t *pdu;  /* pdu_len bytes, exactly as on disk (remaps are
+	                        big-endian there); valid until the next read */
+	const char *comm;    /* process name known for pid, or NULL; valid for
+	                        the reader's lifetime */
+} br_event;
+
+/* The __BLK_TA_* / __BLK_TN_* code without category bits or cgroup flag. */
+static inline unsigned br_event_code(const br_event *ev)
+{
+	return ev->action & 0xff;
+}
+
+static inline bool br_event_is_notify(const br_event *ev)
+{
+	return (ev->action & BLK_TC_ACT(BLK_TC_NOTIFY)) != 0;
+}
+
+/* blkparse's one- or two-letter action name for a non-notify event:
+ * "Q","M","F","G","S","R","D","C","P","U","UT","I","X","B","A","T"(abort),
+ * "m"(message) ...; "?" for an unknown code. */
+const char *br_event_action_name(const br_event *ev);
+
+/* Single letter used in summaries and action masks (first letter of the
+ * name above, 'N' for notify records). */
+char br_event_action_letter(const br_event *ev);
+
+/* blkparse's RWBS column (e.g. "WS", "RA", "FWFS", "N"), NUL terminated.
+ * out must hold BR_RWBS_MAX bytes. Returns out. */
+#define BR_RWBS_MAX 16
+char *br_event_rwbs(const br_event *ev, char *out);
+
+/* For an 'A' (remap) event with a valid payload: where the IO came from.
+ * Returns false when the payload is missing or short. */
+bool br_event_remap(const br_event *ev, uint32_t *from_device, uint64_t *from_sector);
+
+/* For an 'A' event, the device the IO went to (from the payload), which
+ * blkparse prints instead of the record's device; else ev->device. */
+uint32_t br_event_display_device(const br_event *ev);
+
+/* Read/write classification from the category bits. */
+static inline bool br_event_is_write(const br_event *ev)
+{
+	return (ev->action & BLK_TC_ACT(BLK_TC_WRITE)) != 0;
+}
+static inline bool br_event_is_discard(const br_event *ev)
+{
+	return (ev->action & BLK_TC_ACT(BLK_TC_DISCARD)) != 0;
+}
+static inline bool br_event_is_flush(const br_event *ev)
+{
+	return (ev->action & BLK_TC_ACT(BLK_TC_FLUSH)) != 0;
+}
+static inline bool br_event_is_read(const br_event *ev)
+{
+	return !br_event_is_write(ev) && !br_event_is_discard(ev) &&
+	       (ev->action & BLK_TC_ACT(BLK_TC_READ)) != 0;
+}
+
+/* On-disk record codec. decode reads BR_RECORD_SIZE bytes in either byte
+ * order (swap = the record was written by a machine of the other
+ * endianness) and leaves pdu/comm NULL; the caller attaches the payload.
+ * encode writes the fixed part in host order (what blkparse on this
+ * machine expects). Magic/version are checked by br_record_check(). */
+void br_record_decode(const uint8_t *raw, bool swap, br_event *ev);
+void br_record_encode(const br_event *ev, uint8_t *raw);
+
+/* Classify the first 4 bytes of a record: 0 = native version-7 magic,
+ * 1 = byte-swapped version-7 magic, -1 = not a blk_io_trace record,
+ * -2 = right magic, unknown version (version returned in *version). */
+int br_record_probe_magic(const uint8_t *raw, unsigned *version);
+
+#endif

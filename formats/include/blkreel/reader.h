@@ -1,0 +1,90 @@
+/* blkreel/reader.h — read any trace blkreel understands, in time order.
+ *
+ * One reader merges any number of inputs (files, per-CPU sets, standard
+ * input) into a single time-ordered event stream. The kind of each input is
+ * detected from its content, not its name:
+ *   - a blk_io_trace stream in either byte order (a blktrace per-CPU file,
+ *     a `blkparse -d` dump, a trace_pipe capture, standard input);
+ *   - a per-CPU set NAME.blktrace.0..N, named as NAME or as any member
+ *     NAME.blktrace.K (the files are merged by time, like blkparse does);
+ *   - the compressed trace file NAME.blktrace.gz (docs/compressed-format.md),
+ *     inflated on several threads, seekable by time through its member
+ *     headers; also any plain gzip of a blk_io_trace stream.
+ * Events are handed out without per-event allocation: the br_event filled by
+ * br_reader_next() points into reader-owned buffers valid until the next
+ * call. Notify records (process names, messages, timestamps) are returned
+ * too, so writers can pass them on; br_event_is_notify() tells them apart. */
+#ifndef BLKREEL_READER_H
+#define BLKREEL_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "blkreel/error.h"
+#include "blkreel/event.h"
+
+typedef struct br_reader br_reader;
+
+typedef struct br_reader_opts {
+	unsigned threads;   /* inflate threads for compressed inputs; 0 = online CPUs */
+	bool salvage;       /* compressed input: report a damaged member and go on past it */
+	bool has_from;      /* window start, ns after the trace's first event */
+	uint64_t from_ns;
+	bool has_to;        /* window end (inclusive), ns after the trace's first event */
+	uint64_t to_ns;
+} br_reader_opts;
+
+enum br_input_kind {
+	BR_INPUT_STREAM = 1,     /* one blk_io_trace stream (file, dump, pipe) */
+	BR_INPUT_CPUSET,         /* NAME.blktrace.0..N */
+	BR_INPUT_COMPRESSED,     /* our gzip-member file (or a plain gzip stream) */
+};
+
+/* A stretch of a compressed input that could not be read. */
+typedef struct br_damage {
+	int64_t offset;          /* byte offset of the damaged member in the file */
+	int64_t length;          /* bytes skipped */
+	bool range_known;        /* the member header survived: times/records below are exact */
+	uint64_t first_time;     /* absolute trace-clock ns (when range_known) */
+	uint64_t last_time;
+	uint64_t records;        /* records lost (when range_known) */
+} br_damage;
+
+typedef struct br_input_info {
+	const char *path;        /* as given ("-" for standard input) */
+	enum br_input_kind kind;
+	unsigned files;          /* per-CPU set: how many files */
+	bool byteswapped;        /* written on a machine of the other endianness */
+	bool indexed;            /* compressed with blkreel member headers */
+	uint64_t members;        /* compressed: gzip members seen (or in the index) */
+	uint64_t members_skipped;/* compressed: members skipped by the time window without inflating */
+	uint64_t compressed_bytes;
+	uint64_t raw_bytes;      /* blk_io_trace bytes read */
+	size_t ndamage;
+	const br_damage *damage; /* salvage: what was lost */
+} br_input_info;
+
+/* Open one or more inputs. paths[i] may be "-" for standard input (at most
+ * once). opts may be NULL for defaults. */
+int br_reader_open(br_reader **out, const char *const *paths, size_t npaths,
+		   const br_reader_opts *opts, br_error *err);
+
+/* Next event in time order: returns 1 with *ev filled, 0 at the end, or a
+ * negative br_code with err naming the file and byte offset. After an
+ * error the reader is finished (further calls return the same code). */
+int br_reader_next(br_reader *r, br_event *ev, br_error *err);
+
+/* Absolute time of the trace's first event (the origin of the window and of
+ * blkparse's relative timestamps); valid after open. 0 for an empty trace. */
+uint64_t br_reader_start_time(const br_reader *r);
+
+size_t br_reader_ninputs(const br_reader *r);
+const br_input_info *br_reader_input(const br_reader *r, size_t i);
+
+/* The process name recorded for pid, or NULL. */
+const char *br_reader_comm(const br_reader *r, uint32_t pid);
+
+/* Frees everything; NULL is fine. */
+void br_reader_close(br_reader *r);
+
+#endif

@@ -1,0 +1,212 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *tu_root(void)
+{
+	static char root[PATH_MAX];
+	if (!root[0]) {
+		const char *env = getenv("BLKREEL_ROOT");
+		if (env && *env)
+			snprintf(root, sizeof root, "%s", env);
+		else if (!getcwd(root, sizeof root))
+			snprintf(root, sizeof root, ".");
+	}
+	return root;
+}
+
+const char *tu_bin(const char *tool)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("BLKREEL_BIN");
+	if (env && *env)
+		snprintf(path, sizeof path, "%s/%s", env, tool);
+	else
+		snprintf(path, sizeof path, "%s/bin/%s", tu_root(), tool);
+	return path;
+}
+
+const char *tu_realtrace(const char *rel)
+{
+	static char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/../shared/realtraces/%s", tu_root(), rel);
+	return stat(path, &st) == 0 ? path : NULL;
+}
+
+const char *tu_sample(const char *rel)
+{
+	static char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/samples/%s", tu_root(), rel);
+	return path;
+}
+
+char *tu_tmpdir(void)
+{
+	char tmpl[] = "/tmp/blkreel-test-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	return d ? strdup(d) : NULL;
+}
+
+void tu_tmpdir_remove(char *dir)
+{
+	if (!dir)
+		return;
+	if (strncmp(dir, "/tmp/blkreel-test-", 18) == 0) {
+		char cmd[PATH_MAX + 16];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0) {
+			/* leave it: a test dir in /tmp is harmless */
+		}
+	}
+	free(dir);
+}
+
+static char *slurp_fd(int fd, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int tu_run(const char *cmd, char **out, size_t *out_len, char **err)
+{
+	char errpath[] = "/tmp/blkreel-stderr-XXXXXX";
+	int errfd = mkstemp(errpath);
+	int pipefd[2];
+	if (errfd < 0 || pipe(pipefd) != 0)
+		return -1;
+	unlink(errpath);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(errfd, 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	size_t n;
+	char *o = slurp_fd(pipefd[0], &n);
+	close(pipefd[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (out_len)
+		*out_len = n;
+	lseek(errfd, 0, SEEK_SET);
+	char *e = slurp_fd(errfd, NULL);
+	close(errfd);
+	if (err)
+		*err = e;
+	else
+		free(e);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int tu_runf(char **out, size_t *out_len, char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = NULL;
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		cmd = NULL;
+	va_end(ap);
+	if (!cmd)
+		return -1;
+	int rc = tu_run(cmd, out, out_len, err);
+	free(cmd);
+	return rc;
+}
+
+uint8_t *tu_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	size_t n;
+	char *b = slurp_fd(fd, &n);
+	close(fd);
+	if (len)
+		*len = n;
+	return (uint8_t *)b;
+}
+
+int tu_write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t w = fwrite(data, 1, len, f);
+	return (fclose(f) == 0 && w == len) ? 0 : -1;
+}
+
+size_t tu_count_lines(const char *text, const char *needle)
+{
+	size_t count = 0;
+	const char *line = text;
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (memmem(line, len, needle, strlen(needle)))
+			count++;
+		line = end ? end + 1 : NULL;
+	}
+	return count;
+}
+
+bool tu_have(const char *prog)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+int tu_tracer_lock(void)
+{
+	int fd = open("/run/lock/blkreel-tracer.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fd = open("/tmp/blkreel-tracer.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
+	return fd;
+}
+
+void tu_tracer_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

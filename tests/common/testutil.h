@@ -1,0 +1,44 @@
+/* testutil.h — helpers shared by the Criterion suites.
+ * Paths: BLKREEL_ROOT (checkout), BLKREEL_BIN (tools of the variant under
+ * test) are set by tests/run-suites.sh; defaults work from the checkout. */
+#ifndef BLKREEL_TESTUTIL_H
+#define BLKREEL_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Absolute path of the checkout / tool dir / a tool. Static buffers. */
+const char *tu_root(void);
+const char *tu_bin(const char *tool);
+/* ../shared/realtraces/<rel> if present, else NULL (skip the test). */
+const char *tu_realtrace(const char *rel);
+/* samples/<rel> under the checkout. */
+const char *tu_sample(const char *rel);
+
+/* Fresh temp dir (mkdtemp); removed by tu_tmpdir_remove. */
+char *tu_tmpdir(void);
+void tu_tmpdir_remove(char *dir);
+
+/* Run `sh -c cmd`, capture stdout and stderr (malloc'd, NUL terminated,
+ * may be NULL to discard); returns the exit status (or 128+signal). */
+int tu_run(const char *cmd, char **out, size_t *out_len, char **err);
+int tu_runf(char **out, size_t *out_len, char **err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Whole file into a malloc'd buffer; NULL on error. */
+uint8_t *tu_read_file(const char *path, size_t *len);
+int tu_write_file(const char *path, const void *data, size_t len);
+
+/* Count lines in a buffer that contain needle. */
+size_t tu_count_lines(const char *text, const char *needle);
+
+/* True when a program is on PATH. */
+bool tu_have(const char *prog);
+
+/* Tests that use the kernel's machine-wide blk tracer take this lock
+ * (flock on /run/lock/blkreel-tracer.lock); returns an fd to close. */
+int tu_tracer_lock(void);
+void tu_tracer_unlock(int fd);
+
+#endif

@@ -7,7 +7,9 @@
  *         pdu) in host order, so backends need not re-encode.
  *  flush  make everything so far readable in the output.
  *  close  finish the output and free what open allocated (always called
- *         once, also after errors); return the first error. */
+ *         once, also after errors); return the first error.
+ *  remove optional: delete every file this backend writes for path (after
+ *         close, on abort); NULL means unlink(path) unless path is "-". */
 #ifndef BLKREEL_WRITER_IMPL_H
 #define BLKREEL_WRITER_IMPL_H
 
@@ -22,6 +24,7 @@ typedef struct br_writer_ops {
 		     br_error *err);
 	int (*flush)(void *state, br_error *err);
 	int (*close)(void *state, br_error *err);
+	void (*remove)(const char *path);
 } br_writer_ops;
 
 extern const br_writer_ops br_stream_writer_ops;

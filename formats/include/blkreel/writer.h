@@ -52,6 +52,10 @@ int br_writer_flush(br_writer *w, br_error *err);
  * the writer. Returns the first error seen; NULL is fine. */
 int br_writer_close(br_writer *w, br_error *err);
 
+/* Give up: close and remove what was written (a failed conversion must not
+ * leave a partial file that looks whole). NULL is fine. */
+void br_writer_abort(br_writer *w);
+
 /* Events and bytes written so far. */
 uint64_t br_writer_events(const br_writer *w);
 uint64_t br_writer_bytes(const br_writer *w);

@@ -1,0 +1,244 @@
+#include "input_detect.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* One entry per content kind. probe sees up to BR_INPUT_PEEK_MAX bytes. */
+typedef struct input_kind {
+	const char *name;
+	enum br_input_kind kind;
+	bool (*probe)(const uint8_t *data, size_t len);
+	int (*open)(br_source **out, br_input *in, const br_reader_opts *opts, br_error *err);
+} input_kind;
+
+static bool probe_raw(const uint8_t *data, size_t len)
+{
+	return len >= 4 && br_record_probe_magic(data, NULL) != -1;
+}
+
+static int open_raw(br_source **out, br_input *in, const br_reader_opts *opts, br_error *err)
+{
+	(void)opts;
+	return br_raw_source_open(out, in, err);
+}
+
+static const input_kind input_kinds[] = {
+	{ "compressed trace", BR_INPUT_COMPRESSED, br_tgz_probe, br_tgz_source_open },
+	{ "blk_io_trace stream", BR_INPUT_STREAM, probe_raw, open_raw },
+};
+
+/* Open one file (or stdin) and pick its kind from content. */
+static int open_single(const char *path, const br_reader_opts *opts, bool empty_ok,
+		       enum br_input_kind *kind, br_source **out, br_error *err)
+{
+	br_input in;
+	int rc = br_input_open(&in, path, err);
+	if (rc)
+		return rc;
+	const uint8_t *data;
+	ssize_t n = br_input_peek(&in, 512, &data, err);
+	if (n < 0) {
+		br_input_close(&in);
+		return (int)n;
+	}
+	if (n == 0) {
+		br_input_close(&in);
+		if (empty_ok) {
+			*out = NULL;
+			return 0;
+		}
+		return br_error_set(err, BR_EFORMAT, 0, in.name, 0, "empty input: no trace records");
+	}
+	for (size_t i = 0; i < sizeof input_kinds / sizeof input_kinds[0]; i++) {
+		if (!input_kinds[i].probe(data, (size_t)n))
+			continue;
+		*kind = input_kinds[i].kind;
+		rc = input_kinds[i].open(out, &in, opts, err);
+		if (rc)
+			br_input_close(&in);
+		return rc;
+	}
+	char hex[64] = "";
+	for (ssize_t i = 0; i < n && i < 8; i++)
+		snprintf(hex + 3 * i, sizeof hex - 3 * (size_t)i, "%02x ", data[i]);
+	int e = br_error_set(err, BR_EFORMAT, 0, in.name, 0,
+			     "not a trace blkreel reads (no blk_io_trace magic, not gzip; starts %s)",
+			     hex);
+	br_input_close(&in);
+	return e;
+}
+
+typedef struct cpu_file {
+	unsigned cpu;
+	char *path;
+} cpu_file;
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const cpu_file *x = a, *y = b;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* NAME.blktrace.<digits> files beside NAME. Returns how many (0 if none). */
+static int find_cpu_files(const char *name, cpu_file **out, size_t *n, br_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *dup1 = strdup(name), *dup2 = strdup(name);
+	if (!dup1 || !dup2) {
+		free(dup1);
+		free(dup2);
+		return br_error_set(err, BR_ENOMEM, ENOMEM, name, -1, "out of memory");
+	}
+	const char *dir = dirname(dup1);
+	const char *base = basename(dup2);
+	char prefix[1024];
+	snprintf(prefix, sizeof prefix, "%s.blktrace.", base);
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(dir);
+	int rc = 0;
+	if (!d)
+		goto done;
+	struct dirent *de;
+	size_t cap = 0;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, plen) != 0)
+			continue;
+		const char *num = de->d_name + plen;
+		if (!*num || strlen(num) > 6)
+			continue;
+		bool digits = true;
+		for (const char *p = num; *p; p++)
+			digits &= isdigit((unsigned char)*p) != 0;
+		if (!digits)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			cpu_file *g = realloc(*out, cap * sizeof **out);
+			if (!g) {
+				rc = br_error_set(err, BR_ENOMEM, ENOMEM, name, -1, "out of memory");
+				break;
+			}
+			*out = g;
+		}
+		char *path = NULL;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			rc = br_error_set(err, BR_ENOMEM, ENOMEM, name, -1, "out of memory");
+			break;
+		}
+		(*out)[*n].cpu = (unsigned)atoi(num);
+		(*out)[(*n)++].path = path;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_cpu);
+done:
+	free(dup1);
+	free(dup2);
+	return rc;
+}
+
+static void free_cpu_files(cpu_file *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(f[i].path);
+	free(f);
+}
+
+/* If path is NAME.blktrace.<digits>, the NAME part (malloc'd), else NULL. */
+static char *set_name_of(const char *path)
+{
+	const char *b = strstr(path, ".blktrace.");
+	if (!b)
+		return NULL;
+	const char *num = b + strlen(".blktrace.");
+	if (!*num)
+		return NULL;
+	for (const char *p = num; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+	return strndup(path, (size_t)(b - path));
+}
+
+static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
+			const br_reader_opts *opts, br_opened_input *out, br_error *err)
+{
+	out->kind = BR_INPUT_CPUSET;
+	out->sources = calloc(nfiles, sizeof *out->sources);
+	if (!out->sources)
+		return br_error_set(err, BR_ENOMEM, ENOMEM, set_name, -1, "out of memory");
+	for (size_t i = 0; i < nfiles; i++) {
+		enum br_input_kind kind = BR_INPUT_STREAM;
+		br_source *src = NULL;
+		int rc = open_single(files[i].path, opts, true, &kind, &src, err);
+		if (rc == 0 && src && kind != BR_INPUT_STREAM) {
+			src->ops->close(src);
+			rc = br_error_set(err, BR_EFORMAT, 0, files[i].path, 0,
+					  "per-CPU file is not a raw blk_io_trace stream");
+		}
+		if (rc) {
+			for (size_t j = 0; j < out->nsources; j++)
+				out->sources[j]->ops->close(out->sources[j]);
+			free(out->sources);
+			out->sources = NULL;
+			out->nsources = 0;
+			return rc;
+		}
+		if (src) /* empty per-CPU files are normal: that CPU did no IO */
+			out->sources[out->nsources++] = src;
+	}
+	return 0;
+}
+
+int br_open_input_path(const char *path, const br_reader_opts *opts, br_opened_input *out,
+		       br_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct stat st;
+	bool exists = strcmp(path, "-") == 0 || stat(path, &st) == 0;
+	char *set_name = NULL;
+	if (strcmp(path, "-") != 0) {
+		if (exists && S_ISREG(st.st_mode))
+			set_name = set_name_of(path);
+		else if (!exists)
+			set_name = strdup(path);
+	}
+	if (set_name) {
+		cpu_file *files;
+		size_t nfiles;
+		int rc = find_cpu_files(set_name, &files, &nfiles, err);
+		if (rc) {
+			free(set_name);
+			return rc;
+		}
+		/* A lone NAME.blktrace.0 is read as the single stream it is. */
+		if (nfiles > 1 || (nfiles == 1 && !exists)) {
+			rc = open_cpu_set(set_name, files, nfiles, opts, out, err);
+			free_cpu_files(files, nfiles);
+			free(set_name);
+			return rc;
+		}
+		free_cpu_files(files, nfiles);
+		free(set_name);
+	}
+	if (!exists)
+		return br_error_set(err, BR_ESYS, ENOENT, path, -1,
+				    "cannot open (no such file, and no %s.blktrace.N set)", path);
+	out->sources = calloc(1, sizeof *out->sources);
+	if (!out->sources)
+		return br_error_set(err, BR_ENOMEM, ENOMEM, path, -1, "out of memory");
+	int rc = open_single(path, opts, false, &out->kind, &out->sources[0], err);
+	if (rc) {
+		free(out->sources);
+		out->sources = NULL;
+		return rc;
+	}
+	out->nsources = 1;
+	return 0;
+}

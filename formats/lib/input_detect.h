@@ -1,0 +1,20 @@
+/* input_detect.h (internal) — turn a path given by the user into sources.
+ *
+ * A path names either one input (detected from its first bytes through the
+ * probe table in input_detect.c) or a per-CPU set NAME.blktrace.0..N
+ * (named as NAME or as any member). */
+#ifndef BLKREEL_INPUT_DETECT_H
+#define BLKREEL_INPUT_DETECT_H
+
+#include "source.h"
+
+typedef struct br_opened_input {
+	enum br_input_kind kind;
+	size_t nsources;
+	br_source **sources;   /* malloc'd array; the caller owns sources and array */
+} br_opened_input;
+
+int br_open_input_path(const char *path, const br_reader_opts *opts, br_opened_input *out,
+		       br_error *err);
+
+#endif

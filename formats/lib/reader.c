@@ -1,0 +1,328 @@
+/* The reader: merges every source of every input by time.
+ *
+ * The merge keeps blkparse's file-mode order (its "ms" stream list): the
+ * stream at the head keeps emitting while its next event is not later than
+ * the following stream's, and a stream that falls behind is re-inserted
+ * after the head if it ties with it, otherwise before any stream it ties
+ * with. With that, equal timestamps on different CPUs come out in the order
+ * blkparse prints them. */
+#include "blkreel/reader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_table.h"
+#include "input_detect.h"
+
+typedef struct stream {
+	br_source *src;
+	size_t input;        /* index into inputs */
+	br_event head;       /* valid when has_head */
+	bool has_head;
+	struct stream *next; /* merge order */
+} stream;
+
+typedef struct held_event { /* notify records met while finding the start */
+	br_event ev;
+	uint8_t *pdu;
+} held_event;
+
+typedef struct input_slot {
+	br_input_info info;
+	br_opened_input opened;
+} input_slot;
+
+struct br_reader {
+	br_reader_opts opts;
+	input_slot *inputs;
+	size_t ninputs;
+	stream *streams;
+	size_t nstreams;
+	stream *order;        /* merge list head */
+	stream *emitted;      /* stream whose head was handed out last */
+	held_event *held;
+	size_t nheld, held_pos;
+	br_comm_table *comms;
+	uint64_t start_time;
+	uint64_t window_from, window_to; /* absolute */
+	int sticky;           /* first error, returned again */
+	br_error sticky_err;
+	bool finished;
+};
+
+static int stream_advance(stream *s, br_error *err)
+{
+	int rc = s->src->ops->next(s->src, &s->head, err);
+	s->has_head = rc == 1;
+	return rc < 0 ? rc : 0;
+}
+
+/* blkparse's ms_sort: see the comment at the top of this file. */
+static void order_insert(br_reader *r, stream *s)
+{
+	s->next = NULL;
+	stream *h = r->order;
+	if (!h) {
+		r->order = s;
+	} else if (s->head.time < h->head.time) {
+		s->next = h;
+		r->order = s;
+	} else {
+		while (h->next && h->next->head.time < s->head.time)
+			h = h->next;
+		s->next = h->next;
+		h->next = s;
+	}
+}
+
+static int hold_notify(br_reader *r, const br_event *ev)
+{
+	held_event *h = realloc(r->held, (r->nheld + 1) * sizeof *h);
+	if (!h)
+		return BR_ENOMEM;
+	r->held = h;
+	h = &r->held[r->nheld];
+	h->ev = *ev;
+	h->pdu = NULL;
+	if (ev->pdu_len) {
+		h->pdu = malloc(ev->pdu_len);
+		if (!h->pdu)
+			return BR_ENOMEM;
+		memcpy(h->pdu, ev->pdu, ev->pdu_len);
+	}
+	h->ev.pdu = h->pdu;
+	r->nheld++;
+	return 0;
+}
+
+static void learn_comm(br_reader *r, const br_event *ev)
+{
+	if (br_event_is_notify(ev) && br_event_code(ev) == __BLK_TN_PROCESS && ev->pdu_len)
+		br_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+}
+
+/* Read each stream up to its first real event; notify records before it
+ * are held and handed out first, so the trace start is a real event's
+ * time, as blkparse's "genesis". */
+static int prime(br_reader *r, br_error *err)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->nstreams; i++) {
+		stream *s = &r->streams[i];
+		for (;;) {
+			int rc = stream_advance(s, err);
+			if (rc)
+				return rc;
+			if (!s->has_head || !br_event_is_notify(&s->head))
+				break;
+			learn_comm(r, &s->head);
+			if (hold_notify(r, &s->head))
+				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+		}
+		if (s->has_head && (!any || s->head.time < r->start_time)) {
+			r->start_time = s->head.time;
+			any = true;
+		}
+	}
+	return 0;
+}
+
+static int apply_window_start(br_reader *r, br_error *err)
+{
+	for (size_t i = 0; i < r->nstreams; i++) {
+		stream *s = &r->streams[i];
+		if (!s->has_head || s->head.time >= r->window_from || !s->src->ops->seek_time)
+			continue;
+		int rc = s->src->ops->seek_time(s->src, r->window_from, err);
+		if (rc < 0)
+			return rc;
+		rc = stream_advance(s, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void free_inputs(br_reader *r)
+{
+	for (size_t i = 0; i < r->ninputs; i++) {
+		br_opened_input *o = &r->inputs[i].opened;
+		for (size_t j = 0; j < o->nsources; j++)
+			o->sources[j]->ops->close(o->sources[j]);
+		free(o->sources);
+	}
+	free(r->inputs);
+}
+
+void br_reader_close(br_reader *r)
+{
+	if (!r)
+		return;
+	free_inputs(r);
+	free(r->streams);
+	for (size_t i = 0; i < r->nheld; i++)
+		free(r->held[i].pdu);
+	free(r->held);
+	br_comm_table_free(r->comms);
+	free(r);
+}
+
+int br_reader_open(br_reader **out, const char *const *paths, size_t npaths,
+		   const br_reader_opts *opts, br_error *err)
+{
+	*out = NULL;
+	if (npaths == 0)
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "no input given");
+	size_t nstdin = 0;
+	for (size_t i = 0; i < npaths; i++)
+		nstdin += strcmp(paths[i], "-") == 0;
+	if (nstdin > 1)
+		return br_error_set(err, BR_EINVAL, 0, "-", -1, "standard input given twice");
+	br_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+	if (opts)
+		r->opts = *opts;
+	r->comms = br_comm_table_new();
+	r->inputs = calloc(npaths, sizeof *r->inputs);
+	if (!r->comms || !r->inputs) {
+		br_reader_close(r);
+		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		int rc = br_open_input_path(paths[i], &r->opts, &r->inputs[i].opened, err);
+		if (rc) {
+			br_reader_close(r);
+			return rc;
+		}
+		r->ninputs++;
+		r->inputs[i].info.path = paths[i];
+		total += r->inputs[i].opened.nsources;
+	}
+	r->streams = calloc(total ? total : 1, sizeof *r->streams);
+	if (!r->streams) {
+		br_reader_close(r);
+		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+	}
+	for (size_t i = 0; i < r->ninputs; i++)
+		for (size_t j = 0; j < r->inputs[i].opened.nsources; j++) {
+			r->streams[r->nstreams].src = r->inputs[i].opened.sources[j];
+			r->streams[r->nstreams++].input = i;
+		}
+	int rc = prime(r, err);
+	if (!rc) {
+		r->window_from = r->opts.has_from ? r->start_time + r->opts.from_ns : 0;
+		r->window_to = r->opts.has_to ? r->start_time + r->opts.to_ns : UINT64_MAX;
+		if (r->opts.has_to && r->window_to < r->start_time)
+			r->window_to = UINT64_MAX; /* overflow */
+		if (r->opts.has_from)
+			rc = apply_window_start(r, err);
+	}
+	if (rc) {
+		br_reader_close(r);
+		return rc;
+	}
+	for (size_t i = 0; i < r->nstreams; i++)
+		if (r->streams[i].has_head)
+			order_insert(r, &r->streams[i]);
+	*out = r;
+	return 0;
+}
+
+static int fail(br_reader *r, int rc, br_error *err)
+{
+	r->sticky = rc;
+	if (err)
+		r->sticky_err = *err;
+	return rc;
+}
+
+int br_reader_next(br_reader *r, br_event *ev, br_error *err)
+{
+	if (r->sticky) {
+		if (err)
+			*err = r->sticky_err;
+		return r->sticky;
+	}
+	if (r->held_pos < r->nheld) {
+		*ev = r->held[r->held_pos++].ev;
+		return 1;
+	}
+	if (r->finished)
+		return 0;
+	for (;;) {
+		if (r->emitted) {
+			/* the event handed out last is no longer needed */
+			stream *s = r->emitted;
+			r->emitted = NULL;
+			int rc = stream_advance(s, err);
+			if (rc)
+				return fail(r, rc, err);
+			r->order = s->next;
+			if (s->has_head) {
+				if (r->order && s->head.time > r->order->head.time) {
+					order_insert(r, s);
+				} else {
+					s->next = r->order;
+					r->order = s;
+				}
+			}
+		}
+		stream *h = r->order;
+		if (!h) {
+			r->finished = true;
+			return 0;
+		}
+		const br_event *head = &h->head;
+		bool notify = br_event_is_notify(head);
+		if (head->time > r->window_to && !notify) {
+			r->finished = true;
+			return 0;
+		}
+		r->emitted = h;
+		if (notify) {
+			learn_comm(r, head);
+		} else if (head->time < r->window_from) {
+			continue;
+		}
+		*ev = *head;
+		if (!notify)
+			ev->comm = br_comm_table_get(r->comms, ev->pid);
+		return 1;
+	}
+}
+
+uint64_t br_reader_start_time(const br_reader *r)
+{
+	return r->start_time;
+}
+
+size_t br_reader_ninputs(const br_reader *r)
+{
+	return r->ninputs;
+}
+
+const br_input_info *br_reader_input(const br_reader *r, size_t i)
+{
+	if (i >= r->ninputs)
+		return NULL;
+	input_slot *slot = &r->inputs[i];
+	const char *path = slot->info.path;
+	memset(&slot->info, 0, sizeof slot->info);
+	slot->info.path = path;
+	for (size_t j = 0; j < slot->opened.nsources; j++) {
+		br_source *src = slot->opened.sources[j];
+		if (src->ops->info)
+			src->ops->info(src, &slot->info);
+	}
+	slot->info.kind = slot->opened.kind;
+	slot->info.files = (unsigned)slot->opened.nsources;
+	return &slot->info;
+}
+
+const char *br_reader_comm(const br_reader *r, uint32_t pid)
+{
+	return br_comm_table_get(r->comms, pid);
+}

@@ -232,10 +232,21 @@ int br_text_close(br_text *t, br_error *err)
 		rc = br_error_set(err, t->first_err, 0, t->fd_name, -1,
 				  "an earlier write failed");
 	br_text_stats_free(t);
+	free(t->label);
 	free(t->buf);
 	free(t->fd_name);
 	free(t);
 	return rc;
+}
+
+int br_text_set_label(br_text *t, const char *label, br_error *err)
+{
+	char *l = label ? strdup(label) : NULL;
+	if (label && !l)
+		return br_error_set(err, BR_ENOMEM, 0, t->fd_name, -1, "out of memory");
+	free(t->label);
+	t->label = l;
+	return 0;
 }
 
 /* ---- one event ---------------------------------------------------------- */
@@ -570,13 +581,14 @@ int br_text_event(br_text *t, const br_event *ev, br_error *err)
 		return 0;
 
 	uint64_t rel = ev->time - t->origin;
-	br_dev_stats *d = br_text_stats_device(t, ev->device, err);
+	/* file mode keeps one set of counters for everything */
+	br_dev_stats *d = br_text_stats_device(t, t->label ? 0 : ev->device, err);
 	if (!d)
 		return err ? err->code : BR_ENOMEM;
 	br_cpu_stats *c = br_text_stats_cpu(d, ev->cpu, err);
 	if (!c)
 		return err ? err->code : BR_ENOMEM;
-	if (!message) {
+	if (!message && !t->label) {
 		int rc = br_text_stats_sequence(c, ev->sequence, err);
 		if (rc)
 			return rc;

@@ -69,7 +69,16 @@ struct br_text {
 	/* Thousands grouping as blkparse gets from setlocale(LC_NUMERIC,
 	 * "en_US"): only when that locale exists on this machine. */
 	char thousep[8];
+	/* blkparse's file mode (`blkparse -i NAME` on a per-CPU set): the
+	 * summary is under the set's name for all devices together, and
+	 * sequence numbers are not checked (Skips stay 0). NULL = pipe mode. */
+	char *label;
 };
+
+/* Switch the summary to blkparse's file mode under `label` (the set's name
+ * without directory or .blktrace.N). Meant for text.h as
+ * br_text_set_label(); call before the first event. */
+int br_text_set_label(br_text *t, const char *label, br_error *err);
 
 /* Make room for `need` more bytes (flushing); 0 or a negative br_code. */
 int br_text_reserve(br_text *t, size_t need, br_error *err);

@@ -297,8 +297,16 @@ static int cmp_cpu(const void *a, const void *b)
 
 static void dump_device(sbuf *b, const br_text *t, br_dev_stats *d)
 {
-	char name[32], title[64];
-	snprintf(name, sizeof name, "%u,%u", BR_DEV_MAJOR(d->dev), BR_DEV_MINOR(d->dev));
+	/* blkparse's buffer sizes, so long set names are cut where it cuts
+	 * them: 31 characters in titles, 46 per title, 47 in "Events". */
+	char name[32], title[47], evname[48];
+	if (t->label)
+		snprintf(evname, sizeof evname, "%s", t->label);
+	else
+		snprintf(evname, sizeof evname, "%u,%u", BR_DEV_MAJOR(d->dev), BR_DEV_MINOR(d->dev));
+	size_t nl = strnlen(evname, sizeof name - 1);
+	memcpy(name, evname, nl);
+	name[nl] = 0;
 	br_io_stats total;
 	memset(&total, 0, sizeof total);
 	int shown = 0;
@@ -328,7 +336,8 @@ static void dump_device(sbuf *b, const br_text *t, br_dev_stats *d)
 	}
 	free(cpus);
 	if (shown > 1) {
-		snprintf(title, sizeof title, "\nTotal (%s):", name);
+		snprintf(title, sizeof title, "Total (%s):", name);
+		sb_str(b, "\n");
 		dump_io_stats(b, t, NULL, &total, title);
 	}
 
@@ -343,7 +352,7 @@ static void dump_device(sbuf *b, const br_text *t, br_dev_stats *d)
 	sb_str(b, "KiB/s / ");
 	sb_num(b, t, wrate, 0);
 	sb_str(b, "KiB/s\nEvents (");
-	sb_str(b, name);
+	sb_str(b, evname);
 	sb_str(b, "): ");
 	sb_num(b, t, d->events, 0);
 	sb_str(b, " entries\nSkips: ");

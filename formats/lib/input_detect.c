@@ -28,14 +28,29 @@ static int open_raw(br_source **out, br_input *in, const br_reader_opts *opts, b
 	return br_raw_source_open(out, in, err);
 }
 
+/* Probed in order: put strict binary magics before lenient text formats. */
 static const input_kind input_kinds[] = {
-	{ "compressed trace", BR_INPUT_COMPRESSED, br_tgz_probe, br_tgz_source_open },
-	{ "blk_io_trace stream", BR_INPUT_STREAM, probe_raw, open_raw },
+	{ "blkreel", BR_INPUT_COMPRESSED, br_tgz_probe, br_tgz_source_open },
+	{ "blktrace", BR_INPUT_STREAM, probe_raw, open_raw },
 };
+#define NKINDS (sizeof input_kinds / sizeof input_kinds[0])
+
+const char *const br_input_format_names[NKINDS + 1] = {
+	"blkreel", "blktrace", NULL,
+};
+
+static const input_kind *kind_by_name(const char *name)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (strcmp(input_kinds[i].name, name) == 0)
+			return &input_kinds[i];
+	return NULL;
+}
 
 /* Open one file (or stdin) and pick its kind from content. */
 static int open_single(const char *path, const br_reader_opts *opts, bool empty_ok,
-		       enum br_input_kind *kind, br_source **out, br_error *err)
+		       enum br_input_kind *kind, const char **format_name, br_source **out,
+		       br_error *err)
 {
 	br_input in;
 	int rc = br_input_open(&in, path, err);
@@ -55,11 +70,22 @@ static int open_single(const char *path, const br_reader_opts *opts, bool empty_
 		}
 		return br_error_set(err, BR_EFORMAT, 0, in.name, 0, "empty input: no trace records");
 	}
-	for (size_t i = 0; i < sizeof input_kinds / sizeof input_kinds[0]; i++) {
-		if (!input_kinds[i].probe(data, (size_t)n))
+	const input_kind *forced = NULL;
+	if (opts && opts->format) {
+		forced = kind_by_name(opts->format);
+		if (!forced) {
+			br_input_close(&in);
+			return br_error_set(err, BR_EINVAL, 0, NULL, -1, "unknown input format '%s'",
+					    opts->format);
+		}
+	}
+	for (size_t i = 0; i < NKINDS; i++) {
+		const input_kind *k = forced ? forced : &input_kinds[i];
+		if (!forced && !k->probe(data, (size_t)n))
 			continue;
-		*kind = input_kinds[i].kind;
-		rc = input_kinds[i].open(out, &in, opts, err);
+		*kind = k->kind;
+		*format_name = k->name;
+		rc = k->open(out, &in, opts, err);
 		if (rc)
 			br_input_close(&in);
 		return rc;
@@ -176,7 +202,7 @@ static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
 	for (size_t i = 0; i < nfiles; i++) {
 		enum br_input_kind kind = BR_INPUT_STREAM;
 		br_source *src = NULL;
-		int rc = open_single(files[i].path, opts, true, &kind, &src, err);
+		int rc = open_single(files[i].path, opts, true, &kind, &out->format_name, &src, err);
 		if (rc == 0 && src && kind != BR_INPUT_STREAM) {
 			src->ops->close(src);
 			rc = br_error_set(err, BR_EFORMAT, 0, files[i].path, 0,
@@ -233,7 +259,8 @@ int br_open_input_path(const char *path, const br_reader_opts *opts, br_opened_i
 	out->sources = calloc(1, sizeof *out->sources);
 	if (!out->sources)
 		return br_error_set(err, BR_ENOMEM, ENOMEM, path, -1, "out of memory");
-	int rc = open_single(path, opts, false, &out->kind, &out->sources[0], err);
+	int rc = open_single(path, opts, false, &out->kind, &out->format_name, &out->sources[0],
+			     err);
 	if (rc) {
 		free(out->sources);
 		out->sources = NULL;

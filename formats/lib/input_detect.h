@@ -10,6 +10,7 @@
 
 typedef struct br_opened_input {
 	enum br_input_kind kind;
+	const char *format_name; /* the input_kinds[] name that matched */
 	size_t nsources;
 	br_source **sources;   /* malloc'd array; the caller owns sources and array */
 } br_opened_input;

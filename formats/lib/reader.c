@@ -318,6 +318,8 @@ const br_input_info *br_reader_input(const br_reader *r, size_t i)
 			src->ops->info(src, &slot->info);
 	}
 	slot->info.kind = slot->opened.kind;
+	if (!slot->info.format_name)
+		slot->info.format_name = slot->opened.format_name;
 	slot->info.files = (unsigned)slot->opened.nsources;
 	return &slot->info;
 }

@@ -32,12 +32,15 @@ typedef struct br_reader_opts {
 	uint64_t from_ns;
 	bool has_to;        /* window end (inclusive), ns after the trace's first event */
 	uint64_t to_ns;
+	const char *format; /* force an input kind by name (see br_input_format_names); NULL = detect */
+	bool skip_bad;      /* text formats: skip malformed lines (counted) instead of failing */
 } br_reader_opts;
 
 enum br_input_kind {
 	BR_INPUT_STREAM = 1,     /* one blk_io_trace stream (file, dump, pipe) */
 	BR_INPUT_CPUSET,         /* NAME.blktrace.0..N */
 	BR_INPUT_COMPRESSED,     /* our gzip-member file (or a plain gzip stream) */
+	BR_INPUT_FOREIGN,        /* another tool's trace format, converted on the fly */
 };
 
 /* A stretch of a compressed input that could not be read. */
@@ -62,7 +65,13 @@ typedef struct br_input_info {
 	uint64_t raw_bytes;      /* blk_io_trace bytes read */
 	size_t ndamage;
 	const br_damage *damage; /* salvage: what was lost */
+	const char *format_name; /* e.g. "blk_io_trace stream", "fio iolog v3" */
+	const char *note;        /* how a foreign format was mapped (e.g. one event per IO), or NULL */
+	uint64_t bad_records_skipped; /* with skip_bad */
 } br_input_info;
+
+/* Names accepted by br_reader_opts.format, NULL-terminated. */
+extern const char *const br_input_format_names[];
 
 /* Open one or more inputs. paths[i] may be "-" for standard input (at most
  * once). opts may be NULL for defaults. */

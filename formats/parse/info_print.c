@@ -1,0 +1,152 @@
+#include "info_print.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "blkreel/units.h"
+
+static const char *kind_name(enum br_input_kind k)
+{
+	switch (k) {
+	case BR_INPUT_STREAM: return "blk_io_trace stream";
+	case BR_INPUT_CPUSET: return "per-CPU set";
+	case BR_INPUT_COMPRESSED: return "compressed trace";
+	}
+	return "?";
+}
+
+static double rel_s(uint64_t t, uint64_t origin)
+{
+	return t >= origin ? (double)(t - origin) / 1e9 : -(double)(origin - t) / 1e9;
+}
+
+const char *info_damage_line(const br_input_info *in, const br_damage *d, uint64_t origin,
+			     char *buf, size_t size)
+{
+	if (d->range_known)
+		snprintf(buf, size,
+			 "%s: byte %" PRId64 ": damaged member skipped (%" PRId64
+			 " bytes): %" PRIu64 " records lost, %.9f to %.9f s",
+			 in->path, d->offset, d->length, d->records, rel_s(d->first_time, origin),
+			 rel_s(d->last_time, origin));
+	else
+		snprintf(buf, size,
+			 "%s: byte %" PRId64 ": %" PRId64
+			 " damaged bytes skipped; lost records lie between the neighbouring members",
+			 in->path, d->offset, d->length);
+	return buf;
+}
+
+static void print_inputs(FILE *out, const br_reader *r)
+{
+	char b1[32], b2[32];
+	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
+		const br_input_info *in = br_reader_input(r, i);
+		fprintf(out, "input: %s (%s", in->path, kind_name(in->kind));
+		if (in->kind == BR_INPUT_CPUSET)
+			fprintf(out, ", %u non-empty files", in->files);
+		if (in->byteswapped)
+			fprintf(out, ", other byte order");
+		fprintf(out, ", %s of records)\n", br_format_bytes(in->raw_bytes, b1, sizeof b1));
+		if (in->kind == BR_INPUT_COMPRESSED) {
+			fprintf(out, "  compressed: %s, %" PRIu64 " gzip members, %s", 
+				br_format_bytes(in->compressed_bytes, b2, sizeof b2), in->members,
+				in->indexed ? "indexed by time (blkreel member headers)"
+					    : "plain gzip, no index");
+			if (in->compressed_bytes && in->raw_bytes)
+				fprintf(out, ", ratio %.2f", (double)in->raw_bytes /
+								 (double)in->compressed_bytes);
+			fprintf(out, "\n");
+			if (in->members_skipped)
+				fprintf(out, "  members skipped by the time window without inflating: %" PRIu64 "\n",
+					in->members_skipped);
+		}
+		for (size_t d = 0; d < in->ndamage; d++) {
+			char line[512];
+			fprintf(out, "  damage: %s\n",
+				info_damage_line(in, &in->damage[d], br_reader_start_time(r), line,
+						 sizeof line));
+		}
+	}
+}
+
+static const char *const dir_names[BR_DIR_COUNT] = { "reads", "writes", "discards", "other" };
+
+static void print_io_table(FILE *out, const br_device_summary *d)
+{
+	fprintf(out, "    %-9s %24s %24s %24s\n", "", "queued (Q)", "issued (D)", "completed (C)");
+	for (int dir = 0; dir < BR_DIR_COUNT; dir++) {
+		bool any = false;
+		for (int st = 0; st < BR_STAGE_COUNT; st++)
+			any |= d->io[st][dir].ios != 0;
+		if (!any)
+			continue;
+		fprintf(out, "    %-9s", dir_names[dir]);
+		for (int st = 0; st < BR_STAGE_COUNT; st++) {
+			char b[32], cell[64];
+			snprintf(cell, sizeof cell, "%" PRIu64 " (%s)", d->io[st][dir].ios,
+				 br_format_bytes(d->io[st][dir].bytes, b, sizeof b));
+			fprintf(out, " %24s", cell);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+static void print_devices(FILE *out, const br_summary *s, uint64_t origin)
+{
+	for (size_t i = 0; i < br_summary_ndevices(s); i++) {
+		const br_device_summary *d = br_summary_device(s, i);
+		fprintf(out, "device %u,%u: %" PRIu64 " events, %.9f to %.9f s\n",
+			BR_DEV_MAJOR(d->device), BR_DEV_MINOR(d->device), d->events,
+			rel_s(d->first_time, origin), rel_s(d->last_time, origin));
+		fprintf(out, "    actions:");
+		for (unsigned code = 0; code < BR_ACTION_CODES; code++) {
+			if (!d->by_action[code])
+				continue;
+			br_event probe = { .action = code };
+			fprintf(out, " %s %" PRIu64, br_event_action_name(&probe), d->by_action[code]);
+		}
+		fprintf(out, "\n");
+		print_io_table(out, d);
+		if (d->flushes || d->fua || d->errors)
+			fprintf(out, "    completions: %" PRIu64 " flush, %" PRIu64 " FUA, %" PRIu64
+				" with error\n", d->flushes, d->fua, d->errors);
+	}
+}
+
+static void print_processes(FILE *out, const br_summary *s)
+{
+	size_t n = br_summary_nprocesses(s);
+	fprintf(out, "processes: %zu\n", n);
+	if (!n)
+		return;
+	fprintf(out, "    %8s %-16s %10s %10s %12s %10s %12s\n", "pid", "name", "events", "reads",
+		"read bytes", "writes", "write bytes");
+	for (size_t i = 0; i < n; i++) {
+		const br_process_summary *p = br_summary_process(s, i);
+		char rb[32], wb[32];
+		fprintf(out, "    %8u %-16s %10" PRIu64 " %10" PRIu64 " %12s %10" PRIu64 " %12s\n",
+			p->pid, p->comm ? p->comm : "(unnamed)", p->events,
+			p->queued[BR_DIR_READ].ios,
+			br_format_bytes(p->queued[BR_DIR_READ].bytes, rb, sizeof rb),
+			p->queued[BR_DIR_WRITE].ios,
+			br_format_bytes(p->queued[BR_DIR_WRITE].bytes, wb, sizeof wb));
+	}
+}
+
+void info_print(FILE *out, const br_reader *r, const br_summary *s)
+{
+	uint64_t origin = br_reader_start_time(r);
+	print_inputs(out, r);
+	uint64_t first = br_summary_first_time(s), last = br_summary_last_time(s);
+	char dur[32];
+	fprintf(out, "events: %" PRIu64 " (%" PRIu64 " notify records)\n", br_summary_events(s),
+		br_summary_notify_events(s));
+	if (br_summary_events(s) > br_summary_notify_events(s))
+		fprintf(out, "span: %s, from %.9f to %.9f s after the trace's first event\n",
+			br_format_duration(last - first, dur, sizeof dur), rel_s(first, origin),
+			rel_s(last, origin));
+	fprintf(out, "devices: %zu\n", br_summary_ndevices(s));
+	print_devices(out, s, origin);
+	print_processes(out, s);
+}

@@ -1,0 +1,15 @@
+/* info_print.h — the --info report. */
+#ifndef BLKREEL_INFO_PRINT_H
+#define BLKREEL_INFO_PRINT_H
+
+#include <stdio.h>
+#include "blkreel/reader.h"
+#include "blkreel/summary.h"
+
+void info_print(FILE *out, const br_reader *r, const br_summary *s);
+
+/* One line describing a damaged stretch of a compressed input. */
+const char *info_damage_line(const br_input_info *in, const br_damage *d, uint64_t origin,
+			     char *buf, size_t size);
+
+#endif

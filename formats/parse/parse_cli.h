@@ -1,0 +1,31 @@
+/* parse_cli.h — blkreel-parse's command line. */
+#ifndef BLKREEL_PARSE_CLI_H
+#define BLKREEL_PARSE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "blkreel/reader.h"
+#include "blkreel/writer.h"
+
+typedef struct parse_cli {
+	const char **inputs;
+	size_t ninputs;
+	const char *output;        /* -o: converted file (kind from name, or --format) */
+	enum br_output_kind output_kind;
+	const char *split;         /* --split NAME: per-CPU set */
+	bool info;                 /* --info */
+	bool quiet;                /* -q: no end-of-run summary */
+	bool text;                 /* print events (default when nothing else asked) */
+	bool progress;
+	br_reader_opts read;
+	br_writer_opts write;
+} parse_cli;
+
+enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
+
+/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
+ * CLI_USAGE after printing a usage error to stderr. */
+int parse_cli_read(int argc, char **argv, parse_cli *cli);
+void parse_cli_free(parse_cli *cli);
+
+#endif

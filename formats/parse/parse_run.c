@@ -1,0 +1,127 @@
+#include "parse_run.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkreel/progress.h"
+#include "blkreel/summary.h"
+#include "blkreel/text.h"
+#include "info_print.h"
+
+static int report(const br_error *err)
+{
+	char msg[1400];
+	fprintf(stderr, "blkreel-parse: %s\n", br_error_format(err, msg, sizeof msg));
+	return 1;
+}
+
+typedef struct run_state {
+	br_reader *reader;
+	br_writer *writer;
+	br_text *text;
+	br_summary *summary;
+	br_progress progress;
+} run_state;
+
+static void release(run_state *s, bool failed)
+{
+	br_error ignored;
+	br_progress_done(&s->progress);
+	if (failed)
+		br_writer_abort(s->writer);
+	else
+		br_writer_close(s->writer, &ignored);
+	br_text_close(s->text, &ignored);
+	br_summary_free(s->summary);
+	br_reader_close(s->reader);
+}
+
+static void warn_damage(const br_reader *r)
+{
+	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
+		const br_input_info *in = br_reader_input(r, i);
+		for (size_t d = 0; d < in->ndamage; d++) {
+			char line[512];
+			fprintf(stderr, "blkreel-parse: warning: %s\n",
+				info_damage_line(in, &in->damage[d], br_reader_start_time(r), line,
+						 sizeof line));
+		}
+	}
+}
+
+int parse_run(const parse_cli *cli)
+{
+	run_state s = { 0 };
+	br_error err;
+	br_error_clear(&err);
+	int rc = br_reader_open(&s.reader, cli->inputs, cli->ninputs, &cli->read, &err);
+	if (rc)
+		return report(&err);
+	if (cli->output)
+		rc = br_writer_open(&s.writer, cli->output_kind, cli->output, &cli->write, &err);
+	else if (cli->split)
+		rc = br_writer_open(&s.writer, BR_OUT_SPLIT, cli->split, &cli->write, &err);
+	if (!rc && cli->text)
+		rc = br_text_open(&s.text, STDOUT_FILENO, "<stdout>", br_reader_start_time(s.reader),
+				  &err);
+	if (!rc && cli->info && !(s.summary = br_summary_new()))
+		rc = br_error_set(&err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	if (rc) {
+		release(&s, true);
+		return report(&err);
+	}
+	/* a status line would interleave with events printed to a terminal */
+	br_progress_init(&s.progress, STDERR_FILENO,
+			 cli->progress && !(cli->text && isatty(STDOUT_FILENO)), "blkreel-parse");
+
+	uint64_t n = 0;
+	br_event ev;
+	while ((rc = br_reader_next(s.reader, &ev, &err)) == 1) {
+		n++;
+		if (s.writer && (rc = br_writer_write(s.writer, &ev, &err)))
+			break;
+		if (s.text && (rc = br_text_event(s.text, &ev, &err)))
+			break;
+		if (s.summary && (rc = br_summary_add(s.summary, &ev)))
+			break;
+		br_progress_tick(&s.progress, n, NULL);
+	}
+	br_progress_done(&s.progress);
+	if (rc == BR_ENOMEM && !err.msg[0])
+		br_error_set(&err, rc, 0, NULL, -1, "out of memory");
+	if (rc < 0) {
+		release(&s, true);
+		return report(&err);
+	}
+	if (s.writer) {
+		rc = br_writer_close(s.writer, &err);
+		s.writer = NULL;
+		if (rc) {
+			/* the output may be missing its end: do not leave it looking whole */
+			if (cli->output && strcmp(cli->output, "-") != 0)
+				unlink(cli->output);
+			release(&s, true);
+			return report(&err);
+		}
+	}
+	if (s.text && !cli->quiet && (rc = br_text_summary(s.text, &err))) {
+		release(&s, true);
+		return report(&err);
+	}
+	if (s.text && (rc = br_text_close(s.text, &err))) {
+		s.text = NULL;
+		release(&s, true);
+		return report(&err);
+	}
+	s.text = NULL;
+	if (s.summary)
+		info_print(stdout, s.reader, s.summary);
+	warn_damage(s.reader);
+	release(&s, false);
+	if (fflush(stdout) != 0) {
+		perror("blkreel-parse: <stdout>");
+		return 1;
+	}
+	return 0;
+}

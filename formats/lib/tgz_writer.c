@@ -1,0 +1,304 @@
+/* tgz_writer.c — the compressed trace file writer (br_tgz_writer_ops).
+ *
+ * Records are appended to the "filling" member buffer; a full buffer becomes
+ * a compression job. Buffers form a ring: the oldest submitted member is
+ * always the next to be written, so output stays in order and memory is
+ * bounded by the ring size (2 x threads + 1 members of ~128 KiB). */
+#include "tgz_internal.h"
+#include "writer_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BIG_ENDIAN true
+#else
+#define HOST_BIG_ENDIAN false
+#endif
+
+/* Room for deflate output in a member: what is left of 64 KiB after the
+ * header and trailer. Raw deflate of 0xff00 bytes needs at most ~65305
+ * (zlib's deflateBound), so this always suffices. */
+#define DEFLATE_ROOM (TGZ_MEMBER_MAX - TGZ_HEADER_LEN - TGZ_TRAILER_LEN)
+
+typedef struct wslot {
+	tgz_job job;            /* first: the job pointer is the slot pointer */
+	uint8_t *raw;           /* TGZ_PAYLOAD_MAX bytes of records */
+	size_t raw_len;
+	uint8_t *out;           /* TGZ_MEMBER_MAX bytes: the finished member */
+	size_t out_len;
+	tgz_meta meta;
+	int level;
+	z_stream zs;
+	bool zs_ready;
+	int zrc;                /* zlib result when compression failed, else 0 */
+} wslot;
+
+typedef struct tgz_writer {
+	int fd;
+	bool owns_fd;
+	char path[512];
+	tgz_pool *pool;
+	wslot *slots;
+	unsigned nslots;
+	unsigned head;          /* oldest submitted slot */
+	unsigned inflight;      /* submitted, not yet written */
+	uint64_t records;       /* records in members already cut */
+	uint64_t events;
+	uint64_t last_time;
+	bool any;
+	int64_t out_bytes;
+	int error;              /* sticky: first failure */
+	br_error saved;
+} tgz_writer;
+
+static void compress_run(tgz_job *job)
+{
+	wslot *s = (wslot *)job;
+	int rc;
+	if (!s->zs_ready) {
+		memset(&s->zs, 0, sizeof s->zs);
+		/* negative windowBits: raw deflate, we frame the member ourselves */
+		rc = deflateInit2(&s->zs, s->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+		if (rc != Z_OK) {
+			s->zrc = rc;
+			return;
+		}
+		s->zs_ready = true;
+	} else {
+		deflateReset(&s->zs);
+	}
+	s->zs.next_in = s->raw;
+	s->zs.avail_in = (uInt)s->raw_len;
+	s->zs.next_out = s->out + TGZ_HEADER_LEN;
+	s->zs.avail_out = DEFLATE_ROOM;
+	rc = deflate(&s->zs, Z_FINISH);
+	if (rc != Z_STREAM_END) {
+		s->zrc = rc == Z_OK ? Z_BUF_ERROR : rc;
+		return;
+	}
+	size_t clen = s->zs.total_out;
+	s->out_len = TGZ_HEADER_LEN + clen + TGZ_TRAILER_LEN;
+	tgz_header_build(s->out, &s->meta, (uint32_t)s->out_len);
+	uint8_t *t = s->out + TGZ_HEADER_LEN + clen;
+	tgz_put32(t, (uint32_t)crc32(0L, s->raw, (uInt)s->raw_len));
+	tgz_put32(t + 4, (uint32_t)s->raw_len);
+	s->zrc = 0;
+}
+
+/* Remember the first failure so every later call reports it again. */
+static int fail(tgz_writer *w, br_error *err, int code, int sys_errno, const char *fmt,
+		const char *what)
+{
+	if (!w->error) {
+		w->error = br_error_set(&w->saved, code, sys_errno, w->path, w->out_bytes, fmt, what);
+	}
+	if (err)
+		*err = w->saved;
+	return w->error;
+}
+
+static int sticky(tgz_writer *w, br_error *err)
+{
+	if (err)
+		*err = w->saved;
+	return w->error;
+}
+
+static int write_all(tgz_writer *w, const uint8_t *p, size_t n, br_error *err)
+{
+	while (n) {
+		ssize_t r = write(w->fd, p, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(w, err, BR_ESYS, errno, "%s", "write failed");
+		}
+		p += r;
+		n -= (size_t)r;
+		w->out_bytes += r;
+	}
+	return 0;
+}
+
+static wslot *filling(tgz_writer *w)
+{
+	return &w->slots[(w->head + w->inflight) % w->nslots];
+}
+
+/* Wait for the oldest submitted member and write it out. */
+static int write_oldest(tgz_writer *w, br_error *err)
+{
+	wslot *s = &w->slots[w->head];
+	tgz_pool_wait(w->pool, &s->job);
+	w->head = (w->head + 1) % w->nslots;
+	w->inflight--;
+	if (w->error)
+		return sticky(w, err);
+	if (s->zrc) {
+		char why[64];
+		snprintf(why, sizeof why, "zlib error %d", s->zrc);
+		return fail(w, err, BR_ENOMEM, 0, "cannot compress a member: %s", why);
+	}
+	int rc = write_all(w, s->out, s->out_len, err);
+	s->raw_len = 0;
+	return rc;
+}
+
+/* Cut the filling member: hand it to the pool; make room for the next. */
+static int cut_member(tgz_writer *w, br_error *err)
+{
+	wslot *s = filling(w);
+	if (!s->raw_len)
+		return 0;
+	w->records += s->meta.records;
+	w->inflight++;
+	tgz_pool_submit(w->pool, &s->job);
+	if (w->inflight == w->nslots)
+		return write_oldest(w, err);
+	return 0;
+}
+
+static int drain(tgz_writer *w, br_error *err)
+{
+	int rc = 0;
+	while (w->inflight) {
+		int r = write_oldest(w, err);
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+static int tgz_open(void *state, const char *path, const br_writer_opts *opts, br_error *err)
+{
+	tgz_writer *w = state;
+	w->fd = -1;
+	snprintf(w->path, sizeof w->path, "%s", strcmp(path, "-") ? path : "<stdout>");
+	int level = opts && opts->level ? opts->level : 6;
+	if (level < 1 || level > 9)
+		return br_error_set(err, BR_EINVAL, 0, w->path, -1,
+				    "compression level %d not in 1..9", level);
+	unsigned threads = tgz_threads_resolve(opts ? opts->threads : 0);
+	/* One thread compresses inline; more get a pool and twice as many
+	 * members in flight as workers, so none waits on the writer. */
+	w->nslots = threads == 1 ? 1 : 2 * threads + 1;
+	w->slots = calloc(w->nslots, sizeof *w->slots);
+	if (!w->slots)
+		return br_error_set(err, BR_ENOMEM, 0, w->path, -1, "out of memory");
+	for (unsigned i = 0; i < w->nslots; i++) {
+		wslot *s = &w->slots[i];
+		s->job.run = compress_run;
+		s->level = level;
+		s->raw = malloc(TGZ_PAYLOAD_MAX);
+		s->out = malloc(TGZ_MEMBER_MAX);
+		if (!s->raw || !s->out)
+			return br_error_set(err, BR_ENOMEM, 0, w->path, -1, "out of memory");
+	}
+	if (tgz_pool_create(&w->pool, threads == 1 ? 0 : threads) < 0)
+		return br_error_set(err, BR_ENOMEM, 0, w->path, -1, "cannot start %u threads",
+				    threads);
+	if (strcmp(path, "-") == 0) {
+		w->fd = STDOUT_FILENO;
+	} else {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (w->fd < 0)
+			return br_error_set(err, BR_ESYS, errno, w->path, -1, "cannot create");
+		w->owns_fd = true;
+	}
+	return 0;
+}
+
+static int tgz_write(void *state, const br_event *ev, const uint8_t *raw, size_t raw_len,
+		     br_error *err)
+{
+	tgz_writer *w = state;
+	if (w->error)
+		return sticky(w, err);
+	if (w->any && ev->time < w->last_time)
+		return br_error_set(err, BR_EORDER, 0, w->path, -1,
+				    "event %llu at time %llu ns comes before the previous "
+				    "event's time %llu ns",
+				    (unsigned long long)w->events, (unsigned long long)ev->time,
+				    (unsigned long long)w->last_time);
+	if (raw_len > TGZ_PAYLOAD_MAX || raw_len < 48)
+		return br_error_set(err, BR_EINVAL, 0, w->path, -1,
+				    "record of %zu bytes cannot be stored", raw_len);
+	wslot *s = filling(w);
+	if (s->raw_len + raw_len > TGZ_PAYLOAD_MAX) {
+		int rc = cut_member(w, err);
+		if (rc)
+			return rc;
+		s = filling(w);
+	}
+	if (!s->raw_len) {
+		s->meta = (tgz_meta){
+			.version = TGZ_VERSION,
+			.flags = HOST_BIG_ENDIAN ? TGZ_FLAG_BIG_ENDIAN : 0,
+			.first_time = ev->time,
+			.record_base = w->records,
+		};
+	}
+	memcpy(s->raw + s->raw_len, raw, raw_len);
+	s->raw_len += raw_len;
+	s->meta.records++;
+	s->meta.usize = (uint32_t)s->raw_len;
+	s->meta.last_time = ev->time;
+	w->last_time = ev->time;
+	w->any = true;
+	w->events++;
+	return 0;
+}
+
+static int tgz_flush(void *state, br_error *err)
+{
+	tgz_writer *w = state;
+	if (w->error)
+		return sticky(w, err);
+	int rc = cut_member(w, err);
+	if (!rc)
+		rc = drain(w, err);
+	return rc;
+}
+
+static int tgz_close(void *state, br_error *err)
+{
+	tgz_writer *w = state;
+	int rc = w->error ? sticky(w, err) : 0;
+	if (!rc && w->slots && w->fd >= 0)
+		rc = tgz_flush(w, err);
+	/* The pool drains its queue before it stops, so slots outlive jobs. */
+	tgz_pool_free(w->pool);
+	w->pool = NULL;
+	if (!rc && w->fd >= 0) {
+		uint8_t eof[TGZ_EOF_LEN];
+		tgz_eof_build(eof, w->last_time, w->records, HOST_BIG_ENDIAN);
+		rc = write_all(w, eof, sizeof eof, err);
+	}
+	if (w->owns_fd && close(w->fd) < 0 && !rc)
+		rc = fail(w, err, BR_ESYS, errno, "%s", "close failed");
+	w->fd = -1;
+	for (unsigned i = 0; w->slots && i < w->nslots; i++) {
+		if (w->slots[i].zs_ready)
+			deflateEnd(&w->slots[i].zs);
+		free(w->slots[i].raw);
+		free(w->slots[i].out);
+	}
+	free(w->slots);
+	w->slots = NULL;
+	return rc;
+}
+
+const br_writer_ops br_tgz_writer_ops = {
+	.name = "compressed",
+	.state_size = sizeof(tgz_writer),
+	.open = tgz_open,
+	.write = tgz_write,
+	.flush = tgz_flush,
+	.close = tgz_close,
+};

@@ -38,10 +38,26 @@ static const char digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Digits of v, right-aligned, ending at end; returns the first digit. */
-static inline char *utoa_rev(char *end, uint64_t v)
+static const uint64_t pow10_tab[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+	1000000000000ull, 10000000000000ull, 100000000000000ull,
+	1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+	1000000000000000000ull, 10000000000000000000ull,
+};
+
+static inline unsigned ndigits(uint64_t v)
 {
-	char *p = end;
+	unsigned n = 1;
+	while (n < 20 && v >= pow10_tab[n])
+		n++;
+	return n;
+}
+
+/* The n digits of v written at o (two at a time, from the right). */
+static inline char *put_digits(char *o, uint64_t v, unsigned n)
+{
+	char *p = o + n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -54,48 +70,11 @@ static inline char *utoa_rev(char *end, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	return p;
-}
-
-/* %<width>llu (width 0 = plain %llu). */
-static inline char *put_u(char *o, uint64_t v, unsigned width)
-{
-	char tmp[24];
-	char *s = utoa_rev(tmp + sizeof tmp, v);
-	size_t n = (size_t)(tmp + sizeof tmp - s);
-	while (n < width) {
-		*o++ = ' ';
-		width--;
-	}
-	memcpy(o, s, n);
 	return o + n;
 }
 
-/* %<width>d of a 32-bit signed value. */
-static inline char *put_d(char *o, int32_t v, unsigned width)
+static inline char *put_pad(char *o, unsigned n, unsigned width)
 {
-	char tmp[24];
-	uint64_t mag = v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
-	char *s = utoa_rev(tmp + sizeof tmp, mag);
-	if (v < 0)
-		*--s = '-';
-	size_t n = (size_t)(tmp + sizeof tmp - s);
-	while (n < width) {
-		*o++ = ' ';
-		width--;
-	}
-	memcpy(o, s, n);
-	return o + n;
-}
-
-/* %-<width>d of a non-negative value (the minor number). */
-static inline char *put_u_left(char *o, uint64_t v, unsigned width)
-{
-	char tmp[24];
-	char *s = utoa_rev(tmp + sizeof tmp, v);
-	size_t n = (size_t)(tmp + sizeof tmp - s);
-	memcpy(o, s, n);
-	o += n;
 	while (n < width) {
 		*o++ = ' ';
 		n++;
@@ -103,26 +82,56 @@ static inline char *put_u_left(char *o, uint64_t v, unsigned width)
 	return o;
 }
 
+/* %<width>llu (width 0 = plain %llu). */
+static inline char *put_u(char *o, uint64_t v, unsigned width)
+{
+	unsigned n = ndigits(v);
+	o = put_pad(o, n, width);
+	return put_digits(o, v, n);
+}
+
+/* %<width>d of a 32-bit signed value. */
+static inline char *put_d(char *o, int32_t v, unsigned width)
+{
+	if (v >= 0)
+		return put_u(o, (uint64_t)v, width);
+	uint64_t mag = (uint64_t)(-(int64_t)v);
+	unsigned n = ndigits(mag);
+	o = put_pad(o, n + 1, width);
+	*o++ = '-';
+	return put_digits(o, mag, n);
+}
+
+/* %-<width>d of a non-negative value (the minor number). */
+static inline char *put_u_left(char *o, uint64_t v, unsigned width)
+{
+	unsigned n = ndigits(v);
+	o = put_digits(o, v, n);
+	return put_pad(o, n, width);
+}
+
 /* %09lu of nanoseconds (< 10^9). */
 static inline char *put_nsec9(char *o, uint32_t v)
 {
-	for (int i = 8; i >= 0; i--) {
-		o[i] = (char)('0' + v % 10);
-		v /= 10;
+	o[8] = (char)('0' + v % 10);
+	v /= 10;
+	for (int i = 6; i >= 0; i -= 2) {
+		memcpy(o + i, digits2 + 2 * (v % 100), 2);
+		v /= 100;
 	}
 	return o + 9;
 }
 
-/* %<width>s */
+/* %<width>s of a short string (action names, RWBS). */
 static inline char *put_s(char *o, const char *s, unsigned width)
 {
-	size_t n = strlen(s);
-	while (n < width) {
-		*o++ = ' ';
-		width--;
-	}
-	memcpy(o, s, n);
-	return o + n;
+	unsigned n = 0;
+	while (s[n])
+		n++;
+	o = put_pad(o, n, width);
+	for (unsigned i = 0; i < n; i++)
+		*o++ = s[i];
+	return o;
 }
 
 static inline char *put_lit(char *o, const char *s, size_t n)

@@ -11,6 +11,7 @@ static const char *kind_name(enum br_input_kind k)
 	case BR_INPUT_STREAM: return "blk_io_trace stream";
 	case BR_INPUT_CPUSET: return "per-CPU set";
 	case BR_INPUT_COMPRESSED: return "compressed trace";
+	case BR_INPUT_FOREIGN: return "foreign format";
 	}
 	return "?";
 }
@@ -42,7 +43,8 @@ static void print_inputs(FILE *out, const br_reader *r)
 	char b1[32], b2[32];
 	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
 		const br_input_info *in = br_reader_input(r, i);
-		fprintf(out, "input: %s (%s", in->path, kind_name(in->kind));
+		fprintf(out, "input: %s (%s", in->path,
+			in->kind == BR_INPUT_FOREIGN && in->format_name ? in->format_name : kind_name(in->kind));
 		if (in->kind == BR_INPUT_CPUSET)
 			fprintf(out, ", %u non-empty files", in->files);
 		if (in->byteswapped)
@@ -61,6 +63,10 @@ static void print_inputs(FILE *out, const br_reader *r)
 				fprintf(out, "  members skipped by the time window without inflating: %" PRIu64 "\n",
 					in->members_skipped);
 		}
+		if (in->note)
+			fprintf(out, "  note: %s\n", in->note);
+		if (in->bad_records_skipped)
+			fprintf(out, "  malformed records skipped: %" PRIu64 "\n", in->bad_records_skipped);
 		for (size_t d = 0; d < in->ndamage; d++) {
 			char line[512];
 			fprintf(out, "  damage: %s\n",

@@ -1,0 +1,94 @@
+#include "tracegen.h"
+
+#include <byteswap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put(tg_buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 256;
+		b->data = realloc(b->data, b->cap);
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void tg_append(tg_buf *b, const br_event *ev, bool swap)
+{
+	uint8_t raw[BR_RECORD_SIZE];
+	br_record_encode(ev, raw);
+	if (swap) {
+		/* magic, sequence | time, sector | bytes..cpu | error, pdu_len */
+		for (int off = 0; off < 8; off += 4) {
+			uint32_t v;
+			memcpy(&v, raw + off, 4);
+			v = bswap_32(v);
+			memcpy(raw + off, &v, 4);
+		}
+		for (int off = 8; off < 24; off += 8) {
+			uint64_t v;
+			memcpy(&v, raw + off, 8);
+			v = bswap_64(v);
+			memcpy(raw + off, &v, 8);
+		}
+		for (int off = 24; off < 44; off += 4) {
+			uint32_t v;
+			memcpy(&v, raw + off, 4);
+			v = bswap_32(v);
+			memcpy(raw + off, &v, 4);
+		}
+		for (int off = 44; off < 48; off += 2) {
+			uint16_t v;
+			memcpy(&v, raw + off, 2);
+			v = bswap_16(v);
+			memcpy(raw + off, &v, 2);
+		}
+	}
+	put(b, raw, sizeof raw);
+	if (ev->pdu_len)
+		put(b, ev->pdu, ev->pdu_len);
+}
+
+br_event tg_io(uint64_t time, uint32_t device, uint32_t cpu, uint32_t action, uint64_t sector,
+	       uint32_t bytes, uint32_t pid)
+{
+	br_event ev = { 0 };
+	ev.time = time;
+	ev.device = device;
+	ev.cpu = cpu;
+	ev.action = action;
+	ev.sector = sector;
+	ev.bytes = bytes;
+	ev.pid = pid;
+	return ev;
+}
+
+br_event tg_process(uint64_t time, uint32_t cpu, uint32_t pid, const char *name)
+{
+	br_event ev = { 0 };
+	ev.time = time;
+	ev.cpu = cpu;
+	ev.pid = pid;
+	ev.action = BLK_TN_PROCESS;
+	ev.pdu = (const uint8_t *)name;
+	ev.pdu_len = (uint16_t)(strlen(name) + 1);
+	return ev;
+}
+
+int tg_write(const tg_buf *b, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
+	return (fclose(f) == 0 && w == b->len) ? 0 : -1;
+}
+
+void tg_free(tg_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

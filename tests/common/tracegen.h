@@ -1,0 +1,34 @@
+/* tracegen.h — build small blk_io_trace files for tests. */
+#ifndef BLKREEL_TRACEGEN_H
+#define BLKREEL_TRACEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "blkreel/event.h"
+
+/* A growable byte buffer of encoded records. */
+typedef struct tg_buf {
+	uint8_t *data;
+	size_t len, cap;
+} tg_buf;
+
+/* Append one record (fixed part + pdu); swap = write the other byte order. */
+void tg_append(tg_buf *b, const br_event *ev, bool swap);
+/* A plain IO event. */
+br_event tg_io(uint64_t time, uint32_t device, uint32_t cpu, uint32_t action, uint64_t sector,
+	       uint32_t bytes, uint32_t pid);
+/* A BLK_TN_PROCESS notify record naming pid. The pdu points at name. */
+br_event tg_process(uint64_t time, uint32_t cpu, uint32_t pid, const char *name);
+int tg_write(const tg_buf *b, const char *path);
+void tg_free(tg_buf *b);
+
+/* Common full actions (with category bits). */
+#define TG_Q_W (BLK_TA_QUEUE | BLK_TC_ACT(BLK_TC_WRITE))
+#define TG_Q_R (BLK_TA_QUEUE | BLK_TC_ACT(BLK_TC_READ))
+#define TG_D_W (BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_WRITE))
+#define TG_D_R (BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_READ))
+#define TG_C_W (BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_WRITE))
+#define TG_C_R (BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_READ))
+
+#endif

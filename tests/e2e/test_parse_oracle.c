@@ -208,7 +208,7 @@ static void write_set(const char *dir, const char *name, unsigned ncpus, unsigne
 			if (i % 11 == 0)
 				extra |= BLK_TC_ACT(BLK_TC_META);
 			if (i % 13 == 0 && w)
-				extra |= BLK_TC_ACT(BLK_TC_FUA);
+				extra |= (uint32_t)BLK_TC_FUA << BLK_TC_SHIFT; /* BLK_TC_ACT overflows int */
 			if (i % 17 == 0 && !w)
 				extra |= BLK_TC_ACT(BLK_TC_AHEAD);
 			br_event e;

@@ -15,7 +15,8 @@
 
 #define ORIGIN 5000000000ull /* absolute time that prints as 0.000000000 */
 #define DEV(ma, mi) BR_MKDEV(ma, mi)
-#define A(code, cats) ((uint32_t)(code) | BLK_TC_ACT(cats))
+/* (uint32_t) first: BLK_TC_ACT(BLK_TC_FUA) overflows int */
+#define A(code, cats) ((uint32_t)(code) | ((uint32_t)(cats) << BLK_TC_SHIFT))
 
 static uint8_t pdu_be64(uint8_t *buf, uint64_t v)
 {

@@ -75,11 +75,6 @@ struct br_text {
 	char *label;
 };
 
-/* Switch the summary to blkparse's file mode under `label` (the set's name
- * without directory or .blktrace.N). Meant for text.h as
- * br_text_set_label(); call before the first event. */
-int br_text_set_label(br_text *t, const char *label, br_error *err);
-
 /* Make room for `need` more bytes (flushing); 0 or a negative br_code. */
 int br_text_reserve(br_text *t, size_t need, br_error *err);
 

@@ -37,6 +37,17 @@ static void release(run_state *s, bool failed)
 	br_reader_close(s->reader);
 }
 
+/* blkparse names a per-CPU set by its file name without directory and
+ * without the ".blktrace.N" tail. */
+static void set_label_of(const char *path, char *out, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *tail = strstr(base, ".blktrace.");
+	size_t n = tail ? (size_t)(tail - base) : strlen(base);
+	snprintf(out, size, "%.*s", (int)n, base);
+}
+
 static void warn_damage(const br_reader *r)
 {
 	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
@@ -65,6 +76,12 @@ int parse_run(const parse_cli *cli)
 	if (!rc && cli->text)
 		rc = br_text_open(&s.text, STDOUT_FILENO, "<stdout>", br_reader_start_time(s.reader),
 				  &err);
+	if (!rc && s.text && cli->ninputs == 1 &&
+	    br_reader_input(s.reader, 0)->kind == BR_INPUT_CPUSET) {
+		char label[512];
+		set_label_of(cli->inputs[0], label, sizeof label);
+		rc = br_text_set_label(s.text, label, &err);
+	}
 	if (!rc && cli->info && !(s.summary = br_summary_new()))
 		rc = br_error_set(&err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	if (rc) {

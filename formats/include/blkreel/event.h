@@ -12,6 +12,13 @@
 #include <stdint.h>
 #include <linux/blktrace_api.h> /* BLK_TA_*, BLK_TC_*, BLK_TN_*, struct blk_io_trace */
 
+/* The kernel's BLK_TC_ACT shifts a signed int, so BLK_TC_ACT(BLK_TC_FUA)
+ * (bit 31) is undefined behaviour in C. Every BLK_TA_* and BLK_TN_* macro
+ * expands through it at the point of use, so redefining it unsigned here
+ * fixes them all for code that includes this header. */
+#undef BLK_TC_ACT
+#define BLK_TC_ACT(act) ((uint32_t)(act) << BLK_TC_SHIFT)
+
 /* Size of the fixed part of a version-7 record on disk. */
 #define BR_RECORD_SIZE 48
 /* Largest pdu we accept; the kernel's largest real payloads are messages

@@ -20,6 +20,12 @@ typedef struct br_text br_text;
  * as 0.000000000. */
 int br_text_open(br_text **out, int fd, const char *fd_name, uint64_t origin_time, br_error *err);
 
+/* Title the summary the way blkparse's file mode does for a per-CPU set:
+ * one block per CPU and a Total labelled with the set's name (NAME of
+ * NAME.blktrace.N) instead of per-device blocks, and no skip counting.
+ * Call before the first event. */
+int br_text_set_label(br_text *t, const char *label, br_error *err);
+
 /* Print one event (notify records print nothing, as in blkparse, except
  * messages which print their text). Returns 0 or a negative br_code
  * (write failure). */

@@ -1,0 +1,280 @@
+/* The statistics accumulator: time buckets that coarsen by 10x, per-kind
+ * throughput/IOPS/seeks, the in-flight integral, totals. */
+#include "stats_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BASE_WIDTH 10000ull /* 10 us */
+
+int br_stats_new(br_stats **out, const br_stats_opts *opts, br_error *err)
+{
+	*out = NULL;
+	br_stats *s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.seek_sectors)
+		s->opts.seek_sectors = BR_STATS_DEFAULT_SEEK_SECTORS;
+	s->width = s->opts.base_width_ns ? s->opts.base_width_ns : DEFAULT_BASE_WIDTH;
+	s->b = calloc(BR_STATS_MAX_BUCKETS, sizeof(sbucket));
+	if (!s->b || pair_init(&s->pt))
+		goto nomem;
+	s->t.seek_sectors = s->opts.seek_sectors;
+	*out = s;
+	return 0;
+nomem:
+	br_stats_free(s);
+	return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "statistics: out of memory");
+}
+
+void br_stats_free(br_stats *s)
+{
+	if (!s)
+		return;
+	if (s->b)
+		for (size_t i = 0; i < BR_STATS_MAX_BUCKETS; i++)
+			free(s->b[i].lat);
+	free(s->b);
+	free(s->devs);
+	pair_destroy(&s->pt);
+	free(s);
+}
+
+/* Merge groups of ten buckets; the width grows tenfold. */
+static void coarsen(br_stats *s)
+{
+	size_t n = (s->nb + 9) / 10;
+	for (size_t i = 0; i < n; i++) {
+		sbucket acc = s->b[i * 10];
+		for (size_t k = 1; k < 10 && i * 10 + k < s->nb; k++) {
+			sbucket *x = &s->b[i * 10 + k];
+			for (int a = 0; a < BR_KIND_COUNT; a++) {
+				for (int d = 0; d < BR_SDIR_COUNT; d++) {
+					acc.bytes[a][d] += x->bytes[a][d];
+					acc.ios[a][d] += x->ios[a][d];
+				}
+				acc.seeks[a] += x->seeks[a];
+			}
+			if (x->inflight_max > acc.inflight_max)
+				acc.inflight_max = x->inflight_max;
+			acc.inflight_area += x->inflight_area;
+			if (x->lat) {
+				if (!acc.lat) {
+					acc.lat = x->lat;
+				} else {
+					br_hist_merge(&acc.lat[0], &x->lat[0]);
+					br_hist_merge(&acc.lat[1], &x->lat[1]);
+					free(x->lat);
+				}
+				x->lat = NULL;
+			}
+		}
+		s->b[i] = acc;
+	}
+	for (size_t i = n; i < s->nb; i++)
+		memset(&s->b[i], 0, sizeof(sbucket));
+	s->nb = n;
+	s->width *= 10;
+}
+
+size_t stats_bucket_at(br_stats *s, uint64_t t)
+{
+	uint64_t rel = t > s->t.origin_ns ? t - s->t.origin_ns : 0;
+	uint64_t idx = rel / s->width;
+	while (idx >= BR_STATS_MAX_BUCKETS) {
+		coarsen(s);
+		idx = rel / s->width;
+	}
+	if (idx >= s->nb) {
+		/* buckets we skip over carry the in-flight count as their max */
+		for (size_t k = s->nb; k <= idx; k++)
+			s->b[k].inflight_max = s->cur_inflight;
+		s->nb = idx + 1;
+	}
+	return (size_t)idx;
+}
+
+void stats_inflight_advance(br_stats *s, uint64_t t)
+{
+	uint64_t last = s->last_change;
+	if (t <= last) {
+		return;
+	}
+	if (s->cur_inflight) {
+		s->area_total += (double)s->cur_inflight * (double)(t - last);
+		stats_bucket_at(s, t); /* coarsen first so indices below are final */
+		while (last < t) {
+			uint64_t rel = last - s->t.origin_ns;
+			size_t k = rel / s->width;
+			uint64_t bend = s->t.origin_ns + (k + 1) * s->width;
+			uint64_t seg = (t < bend ? t : bend) - last;
+			s->b[k].inflight_area += (double)s->cur_inflight * (double)seg;
+			if (s->b[k].inflight_max < s->cur_inflight)
+				s->b[k].inflight_max = s->cur_inflight;
+			last += seg;
+		}
+	}
+	s->last_change = t;
+}
+
+int stats_record_latency(br_stats *s, uint64_t t, bool has_d2c, uint64_t d2c,
+			 bool has_q2c, uint64_t q2c)
+{
+	if (has_d2c)
+		br_hist_add(&s->t.d2c, d2c);
+	if (has_q2c)
+		br_hist_add(&s->t.q2c, q2c);
+	if (!s->opts.latency_series || (!has_d2c && !has_q2c))
+		return 0;
+	size_t k = stats_bucket_at(s, t);
+	if (!s->b[k].lat) {
+		s->b[k].lat = malloc(2 * sizeof(br_hist));
+		if (!s->b[k].lat)
+			return BR_ENOMEM;
+		br_hist_clear(&s->b[k].lat[0]);
+		br_hist_clear(&s->b[k].lat[1]);
+	}
+	if (has_d2c)
+		br_hist_add(&s->b[k].lat[0], d2c);
+	if (has_q2c)
+		br_hist_add(&s->b[k].lat[1], q2c);
+	return 0;
+}
+
+static dev_state *dev_get(br_stats *s, uint32_t dev)
+{
+	if (s->ndevs && s->devs[s->lastdev].dev == dev)
+		return &s->devs[s->lastdev];
+	for (size_t i = 0; i < s->ndevs; i++)
+		if (s->devs[i].dev == dev) {
+			s->lastdev = i;
+			return &s->devs[i];
+		}
+	if (s->ndevs == s->devcap) {
+		size_t nc = s->devcap ? s->devcap * 2 : 8;
+		dev_state *n = realloc(s->devs, nc * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->devs = n;
+		s->devcap = nc;
+	}
+	dev_state *d = &s->devs[s->ndevs];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	s->lastdev = s->ndevs++;
+	return d;
+}
+
+static inline int sdir_of(const br_event *ev)
+{
+	if (br_event_is_discard(ev))
+		return BR_SDIR_OTHER;
+	if (br_event_is_write(ev))
+		return BR_SDIR_WRITE;
+	if (br_event_is_read(ev))
+		return BR_SDIR_READ;
+	return BR_SDIR_OTHER;
+}
+
+int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
+{
+	if (br_event_is_notify(ev))
+		return 0;
+	if (s->opts.has_device && ev->device != s->opts.device &&
+	    !(br_event_code(ev) == __BLK_TA_REMAP && br_event_display_device(ev) == s->opts.device))
+		return 0;
+	if (!s->started) {
+		s->started = true;
+		s->t.first_ns = ev->time;
+		s->t.origin_ns = s->opts.has_origin && s->opts.origin_ns <= ev->time ? s->opts.origin_ns
+										  : ev->time;
+		s->last_change = ev->time;
+		s->pt.qbase = ev->time;
+	}
+	s->t.events++;
+	if (ev->time > s->t.last_ns)
+		s->t.last_ns = ev->time;
+
+	unsigned code = br_event_code(ev);
+	int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C
+		 : code == __BLK_TA_ISSUE    ? BR_KIND_D
+		 : code == __BLK_TA_QUEUE    ? BR_KIND_Q : -1;
+	if (kind >= 0 && ev->bytes) {
+		size_t k = stats_bucket_at(s, ev->time);
+		dev_state *d = dev_get(s, ev->device);
+		if (k == SIZE_MAX || !d)
+			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "statistics: out of memory");
+		int dir = sdir_of(ev);
+		s->b[k].bytes[kind][dir] += ev->bytes;
+		s->b[k].ios[kind][dir]++;
+		s->t.kind_ios[kind]++;
+		uint64_t end = ev->sector + (ev->bytes >> 9);
+		if (d->seen[kind]) {
+			uint64_t last = d->last_end[kind];
+			uint64_t dist = ev->sector > last ? ev->sector - last : last - ev->sector;
+			if (dist > s->opts.seek_sectors) {
+				s->b[k].seeks[kind]++;
+				s->seeks[kind]++;
+			}
+			s->seek_cand[kind]++;
+		} else {
+			s->seek_cand[kind]++;
+		}
+		d->seen[kind] = true;
+		d->last_end[kind] = end;
+	}
+	return stats_pair_event(s, ev, err);
+}
+
+int br_stats_finish(br_stats *s, br_error *err)
+{
+	(void)err;
+	if (s->finished)
+		return 0;
+	s->finished = true;
+	if (s->started)
+		stats_inflight_advance(s, s->t.last_ns);
+	br_stats_totals *t = &s->t;
+	t->io_kind = t->kind_ios[BR_KIND_C] ? BR_KIND_C : t->kind_ios[BR_KIND_D] ? BR_KIND_D : BR_KIND_Q;
+	t->seek_kind = t->kind_ios[BR_KIND_D] ? BR_KIND_D : t->kind_ios[BR_KIND_Q] ? BR_KIND_Q : BR_KIND_C;
+	memset(t->ios, 0, sizeof(t->ios));
+	memset(t->bytes, 0, sizeof(t->bytes));
+	for (size_t k = 0; k < s->nb; k++)
+		for (int d = 0; d < BR_SDIR_COUNT; d++) {
+			t->ios[d] += s->b[k].ios[t->io_kind][d];
+			t->bytes[d] += s->b[k].bytes[t->io_kind][d];
+		}
+	t->seeks = s->seeks[t->seek_kind];
+	t->seek_candidates = s->seek_cand[t->seek_kind];
+	t->never_issued = t->never_completed = 0;
+	for (uint32_t i = 0; i < s->pt.used; i++) {
+		uint32_t f = s->pt.io[i].flags;
+		if (f == UINT32_MAX)
+			continue;
+		if (f & IO_HAS_D)
+			t->never_completed++;
+		else
+			t->never_issued++;
+	}
+	uint64_t span = t->last_ns - t->first_ns;
+	t->inflight_avg = span ? s->area_total / (double)span : 0.0;
+	t->ndevices = s->ndevs;
+	return 0;
+}
+
+const br_stats_totals *br_stats_get_totals(const br_stats *s)
+{
+	return &s->t;
+}
+
+uint64_t br_stats_base_width(const br_stats *s)
+{
+	return s->width;
+}
+
+const char *br_stats_kind_name(enum br_stats_kind k)
+{
+	return k == BR_KIND_C ? "C" : k == BR_KIND_D ? "D" : "Q";
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Benchmark the trace library against the classic tools on a large trace:
+#   - decoding our compressed file (all cores) vs zcat of the same file
+#   - compressed size and write speed vs gzip -6 (and --fast)
+#   - text output vs blkparse
+#   - peak memory at 1 M and N events (flat in trace length)
+# Usage: tests/bench/formats.sh [EVENTS]   (default 10000000)
+# Prints side-by-side tables; numbers vary on a shared machine: read ratios.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+events=${1:-10000000}
+make -s tools >/dev/null
+work=$(mktemp -d /tmp/blkreel-bench-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p build/bench
+cc -O2 -D_GNU_SOURCE -Iformats/include tests/bench/make_trace.c build/release/libblkreel.a \
+	-lz -lpthread -lm -o build/bench/make_trace
+
+echo "Building a ${events}-event trace from samples/ext4-loop (repeated, times shifted)..."
+build/bench/make_trace samples/ext4-loop "$events" "$work/big.bin"
+build/bench/make_trace samples/ext4-loop 1000000 "$work/small.bin"
+raw_bytes=$(stat -c %s "$work/big.bin")
+P=bin/blkreel-parse
+
+# run CMD... with /usr/bin/time; prints "seconds max_rss_kib"
+measure() {
+	local t
+	t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+	echo "$t"
+}
+# best of N runs: "seconds rss"
+best() {
+	local n=$1; shift
+	local bt=999999 bm=0
+	for _ in $(seq "$n"); do
+		read -r t m < <( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+		if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then bt=$t; bm=$m; fi
+	done
+	echo "$bt $bm"
+}
+rate() { awk -v n="$1" -v t="$2" 'BEGIN{ if (t <= 0) t = 0.01; printf "%.2f", n / t / 1e6 }'; }
+
+echo
+echo "== writing the compressed file ($events events, $(( raw_bytes / 1048576 )) MiB raw)"
+read -r t_gz m_gz < <(best 2 sh -c "gzip -6 -c '$work/big.bin' > '$work/gzip6.gz'")
+read -r t_br m_br < <(best 2 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
+read -r t_fast m_fast < <(best 2 $P --no-progress --fast "$work/big.bin" -o "$work/fast.blktrace.gz")
+s_gz=$(stat -c %s "$work/gzip6.gz"); s_br=$(stat -c %s "$work/big.blktrace.gz"); s_fast=$(stat -c %s "$work/fast.blktrace.gz")
+printf '%-38s %10s %14s %12s %10s\n' "command" "seconds" "M events/s" "bytes/event" "vs gzip -6"
+printf '%-38s %10s %14s %12s %10s\n' "gzip -6" "$t_gz" "$(rate "$events" "$t_gz")" "$(awk -v s="$s_gz" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "1.00x size"
+printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse -o X.blktrace.gz" "$t_br" "$(rate "$events" "$t_br")" "$(awk -v s="$s_br" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_br" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
+printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse --fast -o X.blktrace.gz" "$t_fast" "$(rate "$events" "$t_fast")" "$(awk -v s="$s_fast" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_fast" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
+echo "write speed vs gzip -6: $(awk -v a="$t_gz" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}') (default level), $(awk -v a="$t_gz" -v b="$t_fast" 'BEGIN{printf "%.2fx", a/b}') (--fast)"
+
+echo
+echo "== decoding the compressed file"
+read -r t_zcat m_zcat < <(best 3 sh -c "zcat '$work/big.blktrace.gz' > /dev/null")
+read -r t_dec m_dec < <(best 3 $P --no-progress "$work/big.blktrace.gz" -o /dev/null)
+read -r t_dec1 m_dec1 < <(best 3 $P --no-progress -j1 "$work/big.blktrace.gz" -o /dev/null)
+printf '%-44s %10s %14s %12s\n' "command" "seconds" "M events/s" "peak RSS"
+printf '%-44s %10s %14s %12s\n' "zcat X.blktrace.gz > /dev/null" "$t_zcat" "$(rate "$events" "$t_zcat")" "${m_zcat} KiB"
+printf '%-44s %10s %14s %12s\n' "blkreel-parse X.blktrace.gz -o /dev/null" "$t_dec" "$(rate "$events" "$t_dec")" "${m_dec} KiB"
+printf '%-44s %10s %14s %12s\n' "blkreel-parse -j1 X.blktrace.gz -o /dev/null" "$t_dec1" "$(rate "$events" "$t_dec1")" "${m_dec1} KiB"
+
+echo
+echo "== text output (blkparse's default format)"
+read -r t_bp m_bp < <(best 1 blkparse -q -i - -o /dev/null < "$work/big.bin")
+read -r t_txt m_txt < <(best 3 sh -c "$P --no-progress -q '$work/big.bin' > /dev/null")
+read -r t_txtz m_txtz < <(best 3 sh -c "$P --no-progress -q '$work/big.blktrace.gz' > /dev/null")
+printf '%-44s %10s %14s %12s\n' "command" "seconds" "M events/s" "peak RSS"
+printf '%-44s %10s %14s %12s\n' "blkparse -q -i - < X.bin" "$t_bp" "$(rate "$events" "$t_bp")" "${m_bp} KiB"
+printf '%-44s %10s %14s %12s\n' "blkreel-parse -q X.bin" "$t_txt" "$(rate "$events" "$t_txt")" "${m_txt} KiB"
+printf '%-44s %10s %14s %12s\n' "blkreel-parse -q X.blktrace.gz" "$t_txtz" "$(rate "$events" "$t_txtz")" "${m_txtz} KiB"
+echo "text speed vs blkparse: $(awk -v a="$t_bp" -v b="$t_txt" 'BEGIN{printf "%.1fx", a/b}')"
+
+echo
+echo "== memory is flat in trace length (blkreel-parse --info)"
+read -r t1 m1 < <(best 1 $P --no-progress --info "$work/small.bin")
+read -r t2 m2 < <(best 1 $P --no-progress --info "$work/big.bin")
+printf '%-20s %12s\n' "events" "peak RSS"
+printf '%-20s %12s\n' "1000000" "${m1} KiB"
+printf '%-20s %12s\n' "$events" "${m2} KiB"

@@ -22,18 +22,13 @@ build/bench/make_trace samples/ext4-loop 1000000 "$work/small.bin"
 raw_bytes=$(stat -c %s "$work/big.bin")
 P=bin/blkreel-parse
 
-# run CMD... with /usr/bin/time; prints "seconds max_rss_kib"
-measure() {
-	local t
-	t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-	echo "$t"
-}
-# best of N runs: "seconds rss"
+# best of N runs of CMD...: prints "seconds peak_rss_kib" (GNU time)
 best() {
 	local n=$1; shift
-	local bt=999999 bm=0
+	local bt=999999 bm=0 t m
 	for _ in $(seq "$n"); do
-		read -r t m < <( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+		/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+		read -r t m < "$work/time"
 		if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then bt=$t; bm=$m; fi
 	done
 	echo "$bt $bm"

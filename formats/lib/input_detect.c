@@ -1,4 +1,5 @@
 #include "input_detect.h"
+#include "fmt_detect.h" /* the foreign text formats' probes and opens */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -28,15 +29,28 @@ static int open_raw(br_source **out, br_input *in, const br_reader_opts *opts, b
 	return br_raw_source_open(out, in, err);
 }
 
-/* Probed in order: put strict binary magics before lenient text formats. */
+/* Probed in order: put strict binary magics before lenient text formats.
+ * "text.gz" comes first because "blkreel" takes any gzip: it matches only
+ * gzip without our header subfield whose content inflates to text. The
+ * per-format text entries see only the first bytes; "text" (last) looks at
+ * more and picks the format (blkreplay files open with a licence). */
 static const input_kind input_kinds[] = {
+	{ "text.gz", BR_INPUT_FOREIGN, br_fmt_probe_text_gz, br_fmt_open_text_gz },
 	{ "blkreel", BR_INPUT_COMPRESSED, br_tgz_probe, br_tgz_source_open },
 	{ "blktrace", BR_INPUT_STREAM, probe_raw, open_raw },
+	{ "fio", BR_INPUT_FOREIGN, br_fmt_probe_fio, br_fmt_open_fio },
+	{ "blkparse", BR_INPUT_FOREIGN, br_fmt_probe_blkparse, br_fmt_open_blkparse },
+	{ "msr", BR_INPUT_FOREIGN, br_fmt_probe_msr, br_fmt_open_msr },
+	{ "fiu", BR_INPUT_FOREIGN, br_fmt_probe_fiu, br_fmt_open_fiu },
+	{ "disksim", BR_INPUT_FOREIGN, br_fmt_probe_disksim, br_fmt_open_disksim },
+	{ "blkreplay", BR_INPUT_FOREIGN, br_fmt_probe_blkreplay, br_fmt_open_blkreplay },
+	{ "text", BR_INPUT_FOREIGN, br_fmt_probe_text, br_fmt_open_text },
 };
 #define NKINDS (sizeof input_kinds / sizeof input_kinds[0])
 
 const char *const br_input_format_names[NKINDS + 1] = {
-	"blkreel", "blktrace", NULL,
+	"text.gz", "blkreel", "blktrace", "fio", "blkparse", "msr", "fiu", "disksim",
+	"blkreplay", "text", NULL,
 };
 
 static const input_kind *kind_by_name(const char *name)

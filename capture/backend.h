@@ -1,0 +1,70 @@
+/* backend.h — the contract between the capture core and a kernel interface.
+ *
+ * A backend turns one kernel tracing interface into br_events pushed into a
+ * cap_sink, one per-CPU stream each (records of one stream must arrive in
+ * time order). The core does everything else: filtering, sequence numbers,
+ * process names, merging the streams by time, writing, status and drops.
+ *
+ * Hooks are called in this order: probe (any time), start, then any number
+ * of fds/read, then stop, read until it returns 0 (drain), drops, close.
+ * close is always called after a start that returned 0 and must undo every
+ * kernel change start made (it is also what runs on signals and errors). */
+#ifndef BLKREEL_CAPTURE_BACKEND_H
+#define BLKREEL_CAPTURE_BACKEND_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blkreel/error.h"
+#include "blkreel/event.h"
+#include "capture_config.h"
+#include "kstate.h"
+#include "sink.h"
+
+enum cap_backend_flags {
+	CAP_GLOBAL_TRACER = 1 << 0, /* uses machine-wide state: take the tracer lock */
+	CAP_HAS_SEQUENCE = 1 << 1,  /* records come with sequence numbers */
+	CAP_HAS_NAMES = 1 << 2,     /* the kernel emits process-name records itself */
+	CAP_KERNEL_FILTER = 1 << 3, /* action mask / pid / LBA range applied in the kernel */
+};
+
+typedef struct cap_backend_ops {
+	const char *name;
+	const char *summary;  /* one line for --list-backends */
+	unsigned flags;
+	size_t state_size;    /* zeroed bytes the core allocates for the hooks */
+
+	/* Can it work here? 0 if it can, else a negative br_code with why in err
+	 * (a best guess without touching the kernel state: the real test is start). */
+	int (*probe)(br_error *err);
+	/* Set up and start tracing every device of cfg. Kernel changes go through
+	 * ks first (so a kill -9 leaves a record of them). On failure everything
+	 * done so far is undone before returning. */
+	int (*start)(void *st, const cap_config *cfg, cap_kstate *ks, br_error *err);
+	/* Descriptors worth polling for input (POLLIN); returns how many were filled. */
+	int (*fds)(void *st, struct pollfd *pfd, int max);
+	/* Push whatever is ready without blocking. Returns records pushed (0 = none
+	 * ready) or a negative br_code. */
+	int (*read)(void *st, cap_sink *sink, br_error *err);
+	/* Stop the kernel producing; what is buffered stays readable. */
+	int (*stop)(void *st, br_error *err);
+	/* Lost records per CPU (drops[0..ncpu-1] are added to). */
+	void (*drops)(void *st, uint64_t *drops, unsigned ncpu);
+	/* Process name for pid the backend knows (e.g. tracer's saved command
+	 * lines); may be NULL. Writes a NUL-terminated name, returns true if known. */
+	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);
+	/* Release everything and restore the kernel state start changed. */
+	int (*close)(void *st, cap_kstate *ks, br_error *err);
+} cap_backend_ops;
+
+/* The backends in order of preference (relay, then the measured default). */
+extern const cap_backend_ops *const cap_backends[];
+extern const size_t cap_nbackends;
+
+const cap_backend_ops *cap_backend_find(const char *name);
+/* Check a table has every required hook (the core never calls a NULL one). */
+bool cap_backend_valid(const cap_backend_ops *ops);
+
+#endif

@@ -1,0 +1,38 @@
+/* capture_cli.h — blkreel-capture's command line. */
+#ifndef BLKREEL_CAPTURE_CLI_H
+#define BLKREEL_CAPTURE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blkreel/writer.h"
+#include "capture_config.h"
+
+typedef struct capture_cli {
+	const char *devices[CAP_MAX_DEVICES];
+	unsigned ndevices;
+	const char *output;       /* -o NAME (NAME.blktrace.gz) or "-" */
+	const char *dir;          /* -D DIR */
+	bool split;               /* --split: also NAME.blktrace.<cpu> */
+	uint64_t stop_after_ns;   /* -w; 0 = until the command ends or a signal */
+	uint16_t act_mask;        /* -a; 0xffff = all */
+	uint32_t pid;             /* --pid */
+	uint64_t start_lba, end_lba;
+	uint64_t buf_size;        /* -b (bytes) */
+	unsigned buf_count;       /* -n */
+	const char *backend;      /* --backend; NULL = choose */
+	bool list_backends, cleanup, allow_drops, quiet, progress;
+	br_writer_opts write;
+	char **command;           /* after --; NULL when none */
+} capture_cli;
+
+enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
+
+/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
+ * CLI_USAGE after printing a usage error to stderr. */
+int capture_cli_read(int argc, char **argv, capture_cli *cli);
+
+/* "queue,issue,complete" → BLK_TC_* bits; 0 and a message on error. */
+int capture_parse_mask(const char *text, uint16_t *mask);
+
+#endif

@@ -1,0 +1,422 @@
+/* capture_run.c — one capture: check, choose a backend, trace while the
+ * command runs (or for -w, or until a signal), then stop, drain, write the
+ * drops record, and put the kernel back, on every path. */
+#include "capture_run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkreel/progress.h"
+#include "blkreel/units.h"
+#include "backend.h"
+#include "capture_admin.h"
+#include "command.h"
+#include "devices.h"
+#include "kstate.h"
+#include "outputs.h"
+#include "signals.h"
+#include "sink.h"
+#include "tracefs_util.h"
+#include "tracer_lock.h"
+
+#define POLL_MS 100
+#define REORDER_WINDOW_NS (500ull * 1000 * 1000)
+#define MAX_POLL 1024
+
+typedef struct session {
+	const capture_cli *cli;
+	cap_config cfg;
+	const cap_backend_ops *be;
+	void *st;
+	bool started;
+	int lock_fd;
+	cap_kstate ks;
+	cap_outputs out;
+	cap_sink *sink;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	uint64_t *drops;
+	uint64_t t0;
+	uint64_t bytes_written; /* of the compressed file, taken before closing it */
+} session;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void say_error(const char *what, const br_error *err)
+{
+	char msg[1200];
+	br_error_format(err, msg, sizeof msg);
+	fprintf(stderr, "blkreel-capture: %s%s%s\n", what ? what : "", what ? ": " : "", msg);
+}
+
+/* Start one backend, with the tracer lock when it uses machine-wide state.
+ * On failure nothing of it is left (lock released, kernel restored). */
+static int try_backend(session *s, const cap_backend_ops *be, br_error *err)
+{
+	int rc = be->probe(err);
+	if (rc)
+		return rc;
+	s->lock_fd = -1;
+	if (be->flags & CAP_GLOBAL_TRACER) {
+		int fd = cap_tracer_lock(err);
+		if (fd < 0)
+			return fd;
+		s->lock_fd = fd;
+	}
+	s->st = calloc(1, be->state_size ? be->state_size : 1);
+	if (!s->st) {
+		cap_tracer_unlock(s->lock_fd);
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	}
+	cap_kstate_init(&s->ks, be->name);
+	rc = be->start(s->st, &s->cfg, &s->ks, err);
+	if (rc) {
+		br_error e2;
+		be->close(s->st, &s->ks, &e2);
+		if (cap_kstate_restore(&s->ks, &e2))
+			say_error("restoring after a failed start", &e2);
+		free(s->st);
+		s->st = NULL;
+		cap_tracer_unlock(s->lock_fd);
+		s->lock_fd = -1;
+		return rc;
+	}
+	s->be = be;
+	s->started = true;
+	return 0;
+}
+
+static int choose_backend(session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	if (cli->backend) {
+		const cap_backend_ops *be = cap_backend_find(cli->backend);
+		if (!be)
+			return br_error_set(err, BR_EINVAL, 0, NULL, -1,
+					    "no backend named '%s' (--list-backends lists them)", cli->backend);
+		int rc = try_backend(s, be, err);
+		if (rc) {
+			char msg[BR_ERROR_MSG_MAX + 64];
+			snprintf(msg, sizeof msg, "backend %s: %s", be->name, err->msg);
+			snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, msg);
+		}
+		return rc;
+	}
+	int last = 0;
+	br_error lasterr;
+	br_error_clear(&lasterr);
+	for (size_t i = 0; i < cap_nbackends; i++) {
+		const cap_backend_ops *be = cap_backends[i];
+		br_error e;
+		br_error_clear(&e);
+		int rc = try_backend(s, be, &e);
+		if (rc == 0)
+			return 0;
+		char msg[1200];
+		br_error_format(&e, msg, sizeof msg);
+		if (i + 1 < cap_nbackends && !cli->quiet)
+			fprintf(stderr, "blkreel-capture: %s backend unavailable (%s); trying %s\n", be->name,
+				msg, cap_backends[i + 1]->name);
+		/* Each failure was said above; the last one is the final word. */
+		lasterr = e;
+		last = rc;
+	}
+	*err = lasterr;
+	return last;
+}
+
+static void drops_text(const session *s, char *buf, size_t size, uint64_t *total)
+{
+	size_t n = 0;
+	*total = 0;
+	buf[0] = 0;
+	for (unsigned c = 0; c < s->cfg.ncpu && n + 32 < size; c++) {
+		n += (size_t)snprintf(buf + n, size - n, "%scpu%u=%llu", c ? " " : "", c,
+				      (unsigned long long)s->drops[c]);
+		*total += s->drops[c];
+	}
+}
+
+static void status_line(session *s, br_progress *p, bool force)
+{
+	if (p->fd < 0)
+		return;
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	uint64_t total = 0;
+	for (unsigned c = 0; c < s->cfg.ncpu; c++)
+		total += s->drops[c];
+	char bytes[32], extra[96];
+	br_format_bytes(br_writer_bytes(s->out.w[0]), bytes, sizeof bytes);
+	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
+	br_progress_draw(p, st.written, extra, force);
+}
+
+/* The capture loop. Returns 0 when it ended normally (command, -w, signal)
+ * or a negative br_code (read or write failure: stop and keep the file). */
+static int trace_loop(session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	br_progress prog;
+	br_progress_init(&prog, STDERR_FILENO, cli->progress && !cli->quiet, "capturing");
+	struct pollfd pfd[MAX_POLL];
+	int npfd = s->be->fds(s->st, pfd, MAX_POLL);
+	uint64_t deadline = cli->stop_after_ns ? s->t0 + cli->stop_after_ns : 0;
+	int rc = 0;
+	while (!cap_signal_pending()) {
+		if (poll(pfd, (nfds_t)npfd, POLL_MS) < 0 && errno != EINTR) {
+			rc = br_error_set(err, BR_ESYS, errno, NULL, -1, "poll failed");
+			break;
+		}
+		if ((rc = s->be->read(s->st, s->sink, err)) < 0)
+			break;
+		if ((rc = cap_sink_drain(s->sink, false, err)) < 0)
+			break;
+		if (s->child > 0 && cap_command_done(s->child, &s->child_status)) {
+			s->child_done = true;
+			break;
+		}
+		if (deadline && now_ns() >= deadline)
+			break;
+		status_line(s, &prog, false);
+	}
+	br_progress_done(&prog);
+	return rc < 0 ? rc : 0;
+}
+
+/* Stop the kernel producing and read what it still holds. */
+static int drain(session *s, br_error *err)
+{
+	int rc = s->be->stop(s->st, err);
+	for (int idle = 0; rc == 0 && idle < 3;) {
+		int n = s->be->read(s->st, s->sink, err);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			idle++;
+			nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+		} else {
+			idle = 0;
+		}
+	}
+	if (rc)
+		return rc;
+	return cap_sink_drain(s->sink, true, err);
+}
+
+/* Put the kernel back and release the lock; runs on every path once a
+ * backend started. Returns the first error. */
+static int release_backend(session *s)
+{
+	if (!s->started)
+		return 0;
+	int first = 0;
+	br_error e;
+	if (s->be->close(s->st, &s->ks, &e)) {
+		say_error("closing the backend", &e);
+		first = -1;
+	}
+	if (cap_kstate_restore(&s->ks, &e)) {
+		say_error("restoring kernel state (see --cleanup)", &e);
+		first = -1;
+	}
+	cap_tracer_unlock(s->lock_fd);
+	s->lock_fd = -1;
+	free(s->st);
+	s->st = NULL;
+	s->started = false;
+	return first;
+}
+
+static int setup_config(session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	cap_config *c = &s->cfg;
+	for (unsigned i = 0; i < cli->ndevices; i++) {
+		int rc = cap_device_resolve(cli->devices[i], &c->devices[i], err);
+		if (rc)
+			return rc;
+		for (unsigned j = 0; j < i; j++)
+			if (c->devices[j].dev == c->devices[i].dev)
+				return br_error_set(err, BR_EINVAL, 0, cli->devices[i], -1, "given twice");
+	}
+	c->ndevices = cli->ndevices;
+	c->act_mask = cli->act_mask;
+	c->pid = cli->pid;
+	c->start_lba = cli->start_lba;
+	c->end_lba = cli->end_lba;
+	c->buf_size = cli->buf_size;
+	c->buf_count = cli->buf_count;
+	c->ncpu = cap_possible_cpus();
+	c->log = cli->quiet ? NULL : stderr;
+	s->drops = calloc(c->ncpu, sizeof *s->drops);
+	if (!s->drops)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	return 0;
+}
+
+static void summary(session *s, double secs)
+{
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	char bytes[32], drops[512];
+	uint64_t total;
+	br_format_bytes(s->bytes_written, bytes, sizeof bytes);
+	drops_text(s, drops, sizeof drops, &total);
+	fprintf(stderr, "blkreel-capture: %s backend, %.2f s: %llu events (%llu process names",
+		s->be->name, secs, (unsigned long long)st.written, (unsigned long long)st.names);
+	if (st.filtered)
+		fprintf(stderr, ", %llu filtered out", (unsigned long long)st.filtered);
+	if (st.late)
+		fprintf(stderr, ", %llu late beyond the reorder window", (unsigned long long)st.late);
+	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
+	if (s->out.split_base[0])
+		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
+	fprintf(stderr, ")\nblkreel-capture: drops: %s%s\n", drops,
+		total ? " - events were lost" : "");
+}
+
+int capture_run(const capture_cli *cli)
+{
+	if (cli->list_backends)
+		return capture_list_backends();
+	if (cli->cleanup)
+		return capture_cleanup();
+
+	session s;
+	memset(&s, 0, sizeof s);
+	s.cli = cli;
+	s.lock_fd = -1;
+	br_error err;
+	br_error_clear(&err);
+	int rc;
+	if ((rc = cap_check_privileges(&err)) || (rc = setup_config(&s, &err))) {
+		say_error(NULL, &err);
+		free(s.drops);
+		return 1;
+	}
+	for (size_t i = 0; i < cap_nbackends; i++)
+		if (!cap_backend_valid(cap_backends[i])) {
+			fprintf(stderr, "blkreel-capture: backend %s lacks a required hook\n", cap_backends[i]->name);
+			free(s.drops);
+			return 1;
+		}
+	if (!cli->quiet && cap_kstate_leftovers(NULL) > 0) {
+		cap_kstate_leftovers(stderr);
+		fprintf(stderr, "blkreel-capture: run 'blkreel-capture --cleanup' to restore it\n");
+	}
+	if ((rc = cap_outputs_open(&s.out, cli, s.cfg.devices[0].name, &err))) {
+		say_error("cannot create the output", &err);
+		free(s.drops);
+		return 1;
+	}
+	cap_signals_install();
+	if ((rc = choose_backend(&s, &err))) {
+		say_error(NULL, &err);
+		cap_outputs_abort(&s.out);
+		free(s.drops);
+		return 1;
+	}
+	cap_sink_opts so = {
+		.cfg = &s.cfg,
+		.filter = !(s.be->flags & CAP_KERNEL_FILTER),
+		.sequence = !(s.be->flags & CAP_HAS_SEQUENCE),
+		.names = !(s.be->flags & CAP_HAS_NAMES),
+		.comm = s.be->comm,
+		.comm_state = s.st,
+		.out = { s.out.w[0], s.out.w[1] },
+		.nout = s.out.n,
+		.window_ns = REORDER_WINDOW_NS,
+	};
+	int result = 0;
+	if ((rc = cap_sink_new(&s.sink, &so, &err))) {
+		say_error(NULL, &err);
+		release_backend(&s);
+		cap_outputs_abort(&s.out);
+		free(s.drops);
+		return 1;
+	}
+	if (!cli->quiet) {
+		fprintf(stderr, "blkreel-capture: tracing");
+		for (size_t i = 0; i < s.cfg.ndevices; i++)
+			fprintf(stderr, " %s", s.cfg.devices[i].name);
+		fprintf(stderr, " with the %s backend\n", s.be->name);
+	}
+	s.t0 = now_ns();
+	bool failed = false;
+	if (cli->command &&
+	    (rc = cap_command_start(cli->command, strcmp(s.out.gz_path, "-") == 0, &s.child, &err))) {
+		say_error(NULL, &err);
+		failed = true;
+	}
+	if (!failed && (rc = trace_loop(&s, &err))) {
+		say_error("capture stopped", &err);
+		failed = true;
+	}
+	double secs = (double)(now_ns() - s.t0) / 1e9;
+	/* From here on every step runs whatever happened before it. */
+	if ((rc = drain(&s, &err))) {
+		say_error("draining the buffers", &err);
+		failed = true;
+	}
+	memset(s.drops, 0, s.cfg.ncpu * sizeof *s.drops);
+	s.be->drops(s.st, s.drops, s.cfg.ncpu);
+	char drops[512], note[600];
+	uint64_t total_drops;
+	drops_text(&s, drops, sizeof drops, &total_drops);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)", drops, s.be->name);
+	if (!failed && (rc = cap_sink_message(s.sink, note, &err))) {
+		say_error(NULL, &err);
+		failed = true;
+	}
+	const char *be_name = s.be->name;
+	if (release_backend(&s))
+		failed = true;
+	s.bytes_written = br_writer_bytes(s.out.w[0]);
+	if ((rc = cap_outputs_close(&s.out, &err))) {
+		say_error("finishing the output", &err);
+		failed = true;
+	}
+	if (!cli->quiet) {
+		s.be = &(cap_backend_ops){ .name = be_name };
+		summary(&s, secs);
+	}
+	int sig = cap_signal_pending();
+	if (s.child > 0 && !s.child_done) {
+		/* We stop first (signal, error); the command gets the same signal, or
+		 * SIGTERM after an error, and a few seconds to end. */
+		kill(s.child, sig ? sig : SIGTERM);
+		if (cap_command_wait(s.child, 5000, &s.child_status))
+			s.child_done = true;
+		else
+			fprintf(stderr, "blkreel-capture: %s (pid %d) is still running\n", cli->command[0],
+				(int)s.child);
+	}
+	cap_sink_free(s.sink);
+	free(s.drops);
+	if (failed)
+		result = 1;
+	else if (sig)
+		result = 128 + sig;
+	else if (cli->command)
+		result = s.child_status;
+	if (result == 0 && total_drops && !cli->allow_drops) {
+		fprintf(stderr, "blkreel-capture: %llu events lost; exit 1 (--allow-drops to accept)\n",
+			(unsigned long long)total_drops);
+		result = 1;
+	}
+	return result;
+}

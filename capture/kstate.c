@@ -1,0 +1,317 @@
+#include "kstate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cap_kstate_init(cap_kstate *ks, const char *backend)
+{
+	memset(ks, 0, sizeof *ks);
+	snprintf(ks->backend, sizeof ks->backend, "%s", backend);
+}
+
+int cap_kstate_read(const char *path, char *buf, size_t size, br_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot open");
+	char tmp[256];
+	ssize_t r = read(fd, tmp, sizeof tmp - 1);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return br_error_set(err, BR_ESYS, e, path, -1, "cannot read");
+	tmp[r] = 0;
+	char *nl = strchr(tmp, '\n');
+	if (nl)
+		*nl = 0;
+	const char *v = tmp;
+	char *exp = strstr(tmp, "(expanded: ");
+	if (exp) {
+		v = exp + 11;
+		char *close_paren = strchr(v, ')');
+		if (close_paren)
+			*close_paren = 0;
+	}
+	snprintf(buf, size, "%s", v);
+	return 0;
+}
+
+static int write_value(const char *path, const char *value, br_error *err)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot open for writing");
+	size_t len = strlen(value);
+	ssize_t w = write(fd, value, len);
+	int e = errno;
+	close(fd);
+	if (w != (ssize_t)len)
+		return br_error_set(err, BR_ESYS, w < 0 ? e : EIO, path, -1, "cannot write '%s'", value);
+	return 0;
+}
+
+/* Rewrite the whole state file (small) and fsync it, so it is on disk
+ * before the change it announces is made. */
+static int save(cap_kstate *ks, br_error *err)
+{
+	if (!ks->path[0]) {
+		if (mkdir(CAP_STATE_DIR, 0755) && errno != EEXIST)
+			return br_error_set(err, BR_ESYS, errno, CAP_STATE_DIR, -1,
+					    "cannot create the state directory");
+		snprintf(ks->path, sizeof ks->path, CAP_STATE_DIR "/capture-%d.state", (int)getpid());
+	}
+	char tmp[300];
+	snprintf(tmp, sizeof tmp, "%s.tmp", ks->path);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return br_error_set(err, BR_ESYS, errno, tmp, -1, "cannot create");
+	fprintf(f, "blkreel-capture pid %d backend %s\n", (int)getpid(), ks->backend);
+	for (size_t i = 0; i < ks->n; i++) {
+		if (ks->ch[i].kind == KS_FILE)
+			fprintf(f, "file\t%s\t%s\n", ks->ch[i].path, ks->ch[i].old);
+		else
+			fprintf(f, "relay\t%s\n", ks->ch[i].path);
+	}
+	int bad = fflush(f) || fsync(fileno(f));
+	int e = errno;
+	if (fclose(f) || bad || rename(tmp, ks->path)) {
+		unlink(tmp);
+		return br_error_set(err, BR_ESYS, bad ? e : errno, ks->path, -1, "cannot write the state file");
+	}
+	return 0;
+}
+
+int cap_kstate_write(cap_kstate *ks, const char *path, const char *value, br_error *err)
+{
+	bool known = false;
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->ch[i].kind == KS_FILE && strcmp(ks->ch[i].path, path) == 0)
+			known = true;
+	if (!known) {
+		if (ks->n == CAP_KSTATE_MAX)
+			return br_error_set(err, BR_EINVAL, 0, path, -1, "too many kernel changes to track");
+		cap_kchange *c = &ks->ch[ks->n];
+		c->kind = KS_FILE;
+		snprintf(c->path, sizeof c->path, "%s", path);
+		int rc = cap_kstate_read(path, c->old, sizeof c->old, err);
+		if (rc)
+			return rc;
+		ks->n++;
+		rc = save(ks, err);
+		if (rc) {
+			ks->n--;
+			return rc;
+		}
+	}
+	return write_value(path, value, err);
+}
+
+int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err)
+{
+	if (ks->n == CAP_KSTATE_MAX)
+		return br_error_set(err, BR_EINVAL, 0, devpath, -1, "too many kernel changes to track");
+	cap_kchange *c = &ks->ch[ks->n++];
+	c->kind = KS_RELAY;
+	snprintf(c->path, sizeof c->path, "%s", devpath);
+	c->old[0] = 0;
+	return save(ks, err);
+}
+
+void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath)
+{
+	for (size_t i = ks->n; i-- > 0;)
+		if (ks->ch[i].kind == KS_RELAY && strcmp(ks->ch[i].path, devpath) == 0) {
+			memmove(&ks->ch[i], &ks->ch[i + 1], (ks->n - i - 1) * sizeof ks->ch[0]);
+			ks->n--;
+			br_error ignored;
+			save(ks, &ignored);
+			return;
+		}
+}
+
+/* BLKTRACESTOP then BLKTRACETEARDOWN (the relay interface's "put back"). */
+static int relay_teardown(const char *devpath, br_error *err)
+{
+	int fd = open(devpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return br_error_set(err, BR_ESYS, errno, devpath, -1, "cannot open to tear down the relay trace");
+	(void)ioctl(fd, BLKTRACESTOP); /* fails harmlessly when already stopped */
+	int rc = 0;
+	if (ioctl(fd, BLKTRACETEARDOWN) && errno != ENXIO && errno != EINVAL)
+		rc = br_error_set(err, BR_ESYS, errno, devpath, -1, "BLKTRACETEARDOWN failed");
+	close(fd);
+	return rc;
+}
+
+static int undo(const cap_kchange *c, br_error *err)
+{
+	if (c->kind == KS_RELAY)
+		return relay_teardown(c->path, err);
+	return write_value(c->path, c->old, err);
+}
+
+int cap_kstate_restore(cap_kstate *ks, br_error *err)
+{
+	int first = 0;
+	br_error e;
+	for (size_t i = ks->n; i-- > 0;) {
+		int rc = undo(&ks->ch[i], &e);
+		if (rc && !first) {
+			first = rc;
+			if (err)
+				*err = e;
+		}
+	}
+	if (!first) {
+		ks->n = 0;
+		if (ks->path[0])
+			unlink(ks->path);
+		ks->path[0] = 0;
+	}
+	return first;
+}
+
+/* A state file whose pid is gone (or is no longer a capture: pids are reused). */
+static bool stale(const char *path, int *pid_out)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	int pid = 0;
+	bool ok = fscanf(f, "blkreel-capture pid %d", &pid) == 1;
+	fclose(f);
+	*pid_out = pid;
+	if (!ok || pid <= 0)
+		return true;
+	char p[64], comm[32] = "";
+	snprintf(p, sizeof p, "/proc/%d/comm", pid);
+	FILE *c = fopen(p, "re");
+	if (!c)
+		return true;
+	bool alive = fgets(comm, sizeof comm, c) && strncmp(comm, "blkreel-capture", 15) == 0;
+	fclose(c);
+	return !alive;
+}
+
+/* Calls fn for every stale state file. */
+static int each_leftover(int (*fn)(const char *path, int pid, void *arg), void *arg)
+{
+	DIR *d = opendir(CAP_STATE_DIR);
+	if (!d)
+		return 0;
+	int n = 0, first = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, "capture-", 8) || len < 6 || strcmp(de->d_name + len - 6, ".state"))
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, CAP_STATE_DIR "/%s", de->d_name);
+		int pid;
+		if (!stale(path, &pid))
+			continue;
+		n++;
+		int rc = fn(path, pid, arg);
+		if (rc && !first)
+			first = rc;
+	}
+	closedir(d);
+	return first ? first : n;
+}
+
+static int load(const char *path, cap_kstate *ks)
+{
+	memset(ks, 0, sizeof *ks);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char line[700];
+	while (fgets(line, sizeof line, f) && ks->n < CAP_KSTATE_MAX) {
+		line[strcspn(line, "\n")] = 0;
+		char *kind = strtok(line, "\t"), *p = strtok(NULL, "\t"), *old = strtok(NULL, "\t");
+		cap_kchange *c = &ks->ch[ks->n];
+		if (kind && p && strcmp(kind, "file") == 0) {
+			c->kind = KS_FILE;
+			snprintf(c->path, sizeof c->path, "%s", p);
+			snprintf(c->old, sizeof c->old, "%s", old ? old : "");
+			ks->n++;
+		} else if (kind && p && strcmp(kind, "relay") == 0) {
+			c->kind = KS_RELAY;
+			snprintf(c->path, sizeof c->path, "%s", p);
+			ks->n++;
+		}
+	}
+	fclose(f);
+	snprintf(ks->path, sizeof ks->path, "%s", path);
+	return 0;
+}
+
+static void describe(FILE *out, const cap_kstate *ks, int pid)
+{
+	fprintf(out, "leftover kernel state from capture pid %d (%s, no longer running):\n", pid, ks->path);
+	for (size_t i = 0; i < ks->n; i++) {
+		const cap_kchange *c = &ks->ch[i];
+		if (c->kind == KS_RELAY) {
+			fprintf(out, "  relay trace set up on %s\n", c->path);
+			continue;
+		}
+		char now[64] = "?";
+		br_error ignored;
+		cap_kstate_read(c->path, now, sizeof now, &ignored);
+		fprintf(out, "  %s is %s (was %s)\n", c->path, now, c->old);
+	}
+}
+
+static int describe_one(const char *path, int pid, void *arg)
+{
+	cap_kstate *ks = malloc(sizeof *ks);
+	if (!ks)
+		return BR_ENOMEM;
+	if (load(path, ks) == 0 && arg)
+		describe(arg, ks, pid);
+	free(ks);
+	return 0;
+}
+
+int cap_kstate_leftovers(FILE *out)
+{
+	return each_leftover(describe_one, out);
+}
+
+typedef struct cleanup_arg {
+	FILE *out;
+	br_error *err;
+} cleanup_arg;
+
+static int cleanup_one(const char *path, int pid, void *arg)
+{
+	cleanup_arg *a = arg;
+	cap_kstate *ks = malloc(sizeof *ks);
+	if (!ks)
+		return BR_ENOMEM;
+	int rc = load(path, ks);
+	if (rc == 0) {
+		if (a->out)
+			describe(a->out, ks, pid);
+		rc = cap_kstate_restore(ks, a->err); /* removes the file on success */
+		if (a->out)
+			fprintf(a->out, rc ? "  could not restore everything\n" : "  restored\n");
+	}
+	free(ks);
+	return rc;
+}
+
+int cap_kstate_cleanup(FILE *out, br_error *err)
+{
+	cleanup_arg a = { out, err };
+	int rc = each_leftover(cleanup_one, &a);
+	return rc < 0 ? rc : 0;
+}

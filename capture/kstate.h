@@ -1,0 +1,58 @@
+/* kstate.h — every change a capture makes to kernel state, written down
+ * before it is made, so it can be undone on every path: the normal end, a
+ * signal, an error, and (by the next run, through --cleanup) a kill -9.
+ *
+ * The record is /run/blkreel/capture-PID.state: a header line, then one line
+ * per change ("file PATH OLD" = PATH held OLD before we wrote it; "relay DEV"
+ * = a relay trace set up on DEV). Restoring walks it backwards. */
+#ifndef BLKREEL_CAPTURE_KSTATE_H
+#define BLKREEL_CAPTURE_KSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "blkreel/error.h"
+
+#define CAP_STATE_DIR "/run/blkreel"
+#define CAP_KSTATE_MAX 256
+
+typedef struct cap_kchange {
+	enum { KS_FILE, KS_RELAY } kind;
+	char path[256];
+	char old[64];
+} cap_kchange;
+
+typedef struct cap_kstate {
+	char path[256];        /* the state file; "" until the first change */
+	char backend[32];
+	cap_kchange ch[CAP_KSTATE_MAX];
+	size_t n;
+} cap_kstate;
+
+void cap_kstate_init(cap_kstate *ks, const char *backend);
+
+/* Write value to a kernel file (sysfs/tracefs), recording what it held first
+ * (only the first time for a path: that is the value to go back to). */
+int cap_kstate_write(cap_kstate *ks, const char *path, const char *value, br_error *err);
+/* Record that a relay trace is being set up on device path (before BLKTRACESETUP). */
+int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err);
+/* Forget the relay note once it is torn down. */
+void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath);
+/* Undo everything, newest first, going on past failures (the first one is
+ * returned); the state file is removed when everything was restored. */
+int cap_kstate_restore(cap_kstate *ks, br_error *err);
+
+/* Read a small kernel file into buf without the trailing newline;
+ * buffer_size_kb's "7 (expanded: 1408)" gives "1408". */
+int cap_kstate_read(const char *path, char *buf, size_t size, br_error *err);
+
+/* State files left by captures that are no longer running. Each is
+ * described on out (one line per change) when out is not NULL. Returns how
+ * many there are. */
+int cap_kstate_leftovers(FILE *out);
+/* Restore what leftover state files describe; returns 0 when all was put
+ * back, else the first error (and keeps the files that failed). */
+int cap_kstate_cleanup(FILE *out, br_error *err);
+
+#endif

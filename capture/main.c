@@ -1,0 +1,14 @@
+/* blkreel-capture: trace block devices while a workload runs. */
+#include "capture_cli.h"
+#include "capture_run.h"
+
+int main(int argc, char **argv)
+{
+	capture_cli cli;
+	int rc = capture_cli_read(argc, argv, &cli);
+	if (rc == CLI_OK)
+		rc = capture_run(&cli);
+	else if (rc == CLI_EXIT_OK)
+		rc = 0;
+	return rc;
+}

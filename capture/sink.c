@@ -1,0 +1,194 @@
+#include "sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "names.h"
+
+struct cap_sink {
+	cap_sink_opts o;
+	cap_merge *merge;
+	cap_names *names;
+	uint32_t *seq;       /* [cpu * (ndevices + 1) + device index] */
+	unsigned ndev_slots;
+	uint64_t max_time, last_written;
+	bool any_written;
+	cap_sink_stats st;
+};
+
+int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err)
+{
+	*out = NULL;
+	cap_sink *s = calloc(1, sizeof *s);
+	if (!s)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	s->o = *o;
+	s->ndev_slots = (unsigned)o->cfg->ndevices + 1; /* last: any other device */
+	s->merge = cap_merge_new(o->cfg->ncpu);
+	s->names = cap_names_new();
+	s->seq = calloc((size_t)o->cfg->ncpu * s->ndev_slots, sizeof *s->seq);
+	if (!s->merge || !s->names || !s->seq) {
+		cap_sink_free(s);
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+void cap_sink_free(cap_sink *s)
+{
+	if (!s)
+		return;
+	cap_merge_free(s->merge);
+	cap_names_free(s->names);
+	free(s->seq);
+	free(s);
+}
+
+/* The kernel's rule (blk_add_trace*): an event passes the mask when any of
+ * its category bits is set in it; pid and LBA range as blktrace applies them. */
+static bool wanted(const cap_config *c, const br_event *ev)
+{
+	if (br_event_is_notify(ev))
+		return true;
+	if (c->act_mask != 0xffff && ((ev->action >> 16) & c->act_mask) == 0)
+		return false;
+	if (c->pid && ev->pid != c->pid)
+		return false;
+	if (ev->sector && (ev->sector < c->start_lba || (c->end_lba && ev->sector > c->end_lba)))
+		return false;
+	return true;
+}
+
+static void learn_name(cap_sink *s, uint32_t pid, const char *hint)
+{
+	cap_name *e = cap_names_get(s->names, pid);
+	if (!e || e->named)
+		return;
+	char name[CAP_COMM_LEN];
+	if (hint && *hint)
+		cap_names_set(e, hint);
+	else if (pid == 0)
+		cap_names_set(e, "swapper"); /* the idle task: completions in irq context */
+	else if (cap_names_from_proc(pid, name))
+		cap_names_set(e, name);
+	else if (s->o.comm && s->o.comm(s->o.comm_state, pid, name, sizeof name))
+		cap_names_set(e, name);
+}
+
+int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_error *err)
+{
+	s->st.pushed++;
+	if (s->o.filter && !wanted(s->o.cfg, ev)) {
+		s->st.filtered++;
+		return 0;
+	}
+	if (s->o.names && !br_event_is_notify(ev))
+		learn_name(s, ev->pid, comm_hint);
+	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
+	if (cap_merge_push(s->merge, stream, ev))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1,
+				    "out of memory queueing events (%zu queued)",
+				    cap_merge_queued(s->merge));
+	if (ev->time > s->max_time)
+		s->max_time = ev->time;
+	return 0;
+}
+
+void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm)
+{
+	cap_name *e = cap_names_get(s->names, pid);
+	if (e)
+		cap_names_set(e, comm);
+}
+
+static int write_all(cap_sink *s, const br_event *ev, br_error *err)
+{
+	for (unsigned i = 0; i < s->o.nout; i++) {
+		int rc = br_writer_write(s->o.out[i], ev, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static uint32_t next_sequence(cap_sink *s, const br_event *ev)
+{
+	unsigned d = 0;
+	while (d < s->o.cfg->ndevices && s->o.cfg->devices[d].dev != ev->device)
+		d++;
+	unsigned cpu = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
+	return ++s->seq[cpu * s->ndev_slots + d];
+}
+
+static int emit(cap_sink *s, const br_event *in, br_error *err)
+{
+	br_event ev = *in;
+	/* A quiet stream may deliver an event older than one already written
+	 * (beyond the reorder window). The file must stay in time order, so it
+	 * goes out at the last written time, and is counted. */
+	if (s->any_written && ev.time < s->last_written) {
+		ev.time = s->last_written;
+		s->st.late++;
+	}
+	bool notify = br_event_is_notify(&ev);
+	if (s->o.sequence && !notify)
+		ev.sequence = next_sequence(s, &ev);
+	if (s->o.names && !notify) {
+		cap_name *e = cap_names_get(s->names, ev.pid);
+		if (e && e->named && !e->announced) {
+			br_event note = ev;
+			note.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_PROCESS;
+			note.sequence = 0;
+			note.sector = 0;
+			note.bytes = 0;
+			note.error = 0;
+			note.pdu = (const uint8_t *)e->comm; /* TASK_COMM_LEN bytes, as the kernel sends */
+			note.pdu_len = CAP_COMM_LEN;
+			int rc = write_all(s, &note, err);
+			if (rc)
+				return rc;
+			e->announced = true;
+			s->st.names++;
+		}
+	}
+	int rc = write_all(s, &ev, err);
+	if (rc)
+		return rc;
+	s->last_written = ev.time;
+	s->any_written = true;
+	s->st.written++;
+	return 0;
+}
+
+int cap_sink_drain(cap_sink *s, bool all, br_error *err)
+{
+	uint64_t horizon = s->max_time > s->o.window_ns ? s->max_time - s->o.window_ns : 0;
+	const br_event *ev;
+	while (cap_merge_pop(s->merge, horizon, all, &ev)) {
+		int rc = emit(s, ev, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cap_sink_message(cap_sink *s, const char *text, br_error *err)
+{
+	br_event ev = { 0 };
+	ev.time = s->any_written ? s->last_written : s->max_time;
+	ev.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE;
+	ev.device = s->o.cfg->ndevices ? s->o.cfg->devices[0].dev : 0;
+	ev.pdu = (const uint8_t *)text;
+	ev.pdu_len = (uint16_t)strnlen(text, 1024);
+	return write_all(s, &ev, err);
+}
+
+void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st)
+{
+	*st = s->st;
+	st->last_time = s->last_written;
+	st->peak_queued = cap_merge_peak(s->merge);
+}

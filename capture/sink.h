@@ -1,0 +1,58 @@
+/* sink.h — where backends put events. The sink filters them (when the
+ * kernel did not), looks up the process name of each new pid, numbers them
+ * (sequence per CPU and device, from 1, as blkparse expects), merges the
+ * per-CPU streams by time and writes them with a process-name record before
+ * each pid's first event. */
+#ifndef BLKREEL_CAPTURE_SINK_H
+#define BLKREEL_CAPTURE_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blkreel/error.h"
+#include "blkreel/event.h"
+#include "blkreel/writer.h"
+#include "capture_config.h"
+
+typedef struct cap_sink cap_sink;
+
+typedef struct cap_sink_opts {
+	const cap_config *cfg;
+	bool filter;        /* apply act_mask/pid/LBA range here */
+	bool sequence;      /* fill in sequence numbers */
+	bool names;         /* write process-name records */
+	/* the backend's name table, used when /proc no longer has the pid */
+	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);
+	void *comm_state;
+	br_writer *out[2];  /* every event goes to each (compressed, per-CPU set) */
+	unsigned nout;
+	uint64_t window_ns; /* how far a quiet stream may hold the others back */
+} cap_sink_opts;
+
+int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err);
+void cap_sink_free(cap_sink *s);
+
+/* Take one event of stream ev->cpu (records of one stream in time order).
+ * comm_hint: the process name carried with the record, or NULL. */
+int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_error *err);
+/* A name learnt from the kernel (an exec seen by perf). */
+void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm);
+/* Write what is safe to write now (all = the end: everything). */
+int cap_sink_drain(cap_sink *s, bool all, br_error *err);
+/* Write a BLK_TN_MESSAGE record after everything so far. */
+int cap_sink_message(cap_sink *s, const char *text, br_error *err);
+
+typedef struct cap_sink_stats {
+	uint64_t pushed;     /* records the backend gave */
+	uint64_t filtered;   /* dropped by the action mask / pid / LBA range */
+	uint64_t written;    /* events written (not counting name records) */
+	uint64_t names;      /* process-name records written */
+	uint64_t late;       /* events that came after later ones had been written
+	                        (time raised to keep the file in order) */
+	uint64_t last_time;
+	size_t peak_queued;
+} cap_sink_stats;
+void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st);
+
+#endif

@@ -55,7 +55,7 @@ static void set_error(tgz_rslot *s, const br_error *err)
  * and describe what lies between as damage. Scanning is byte by byte
  * through the buffer; the FHCRC and the BR checks make a false match in
  * compressed data practically impossible. */
-static void resync(tgz_fetch *f, tgz_rslot *s, const char *why)
+static void resync(tgz_fetch *f, tgz_rslot *s, const char *why, int end_code)
 {
 	br_error err;
 	int64_t start = tgz_buf_tell(&f->buf);
@@ -78,7 +78,7 @@ static void resync(tgz_fetch *f, tgz_rslot *s, const char *why)
 			tgz_buf_skip_to(&f->buf, tgz_buf_tell(&f->buf) + avail, &err);
 			f->done = true;
 			s->damage.length = tgz_buf_tell(&f->buf) - start;
-			br_error_set(&s->err, BR_ECORRUPT, 0, f->name, start,
+			br_error_set(&s->err, end_code, 0, f->name, start,
 				     "member %llu: %s; no valid member follows (%lld bytes lost "
 				     "up to the end of the file)",
 				     (unsigned long long)f->members, why,
@@ -212,22 +212,11 @@ void tgz_fetch_next(tgz_fetch *f, tgz_rslot *s)
 			f->done = true;
 			return;
 		}
-		if (st == HDR_SHORT) {
-			s->kind = TGZ_SLOT_DAMAGE;
-			s->off = off;
-			s->index = f->members;
-			memset(&s->damage, 0, sizeof s->damage);
-			s->damage.offset = off;
-			s->damage.length = (int64_t)tgz_buf_avail(&f->buf);
-			br_error_set(&s->err, BR_ETRUNC, 0, f->name, off,
-				     "member %llu: file ends inside its header: truncated",
-				     (unsigned long long)f->members);
-			tgz_buf_skip_to(&f->buf, off + s->damage.length, &err);
-			f->done = true;
-			return;
-		}
-		if (st == HDR_BAD) {
-			resync(f, s, why);
+		if (st == HDR_BAD || st == HDR_SHORT) {
+			/* A header running past the end of the file is either a
+			 * truncated file or a damaged length field: if a valid
+			 * member follows, it was damage. */
+			resync(f, s, why, st == HDR_SHORT ? BR_ETRUNC : BR_ECORRUPT);
 			if (s->kind != TGZ_SLOT_ERROR)
 				f->after_eof_member = false;
 			return;

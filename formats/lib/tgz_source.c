@@ -122,7 +122,8 @@ static int take_member(tgz_source *r, br_error *err)
 		if (!r->count)
 			return 0;
 		tgz_rslot *s = &r->slots[r->head];
-		tgz_pool_wait(r->pool, &s->job);
+		if (s->kind == TGZ_SLOT_MEMBER)
+			tgz_pool_wait(r->pool, &s->job);
 		r->head = (r->head + 1) % r->nslots;
 		r->count--;
 		switch (s->kind) {
@@ -277,7 +278,9 @@ static int detect(tgz_source *r, br_error *err)
 		int rc = tgz_header_parse(p, (size_t)avail, &h, &need, &why);
 		if (rc > 0)
 			break;
-		if (rc == TGZ_PARSE_BAD || (size_t)avail < need) {
+		if (rc == TGZ_PARSE_NEED && !b->eof && need <= b->cap)
+			continue;
+		{
 			bool ours = avail >= 14 && (p[3] & GZ_FEXTRA) && p[12] == 'B' && p[13] == 'C';
 			if (ours)
 				return 1; /* the fetcher will report the damage */

@@ -99,7 +99,7 @@ static int relay_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_erro
 	relay_state *st = vst;
 	st->cfg = cfg;
 	st->ncpu = cfg->ncpu;
-	int rc = cap_debugfs_ensure(cfg->log, err);
+	int rc = cap_debugfs_ensure(cfg->log, ks, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < cfg->ndevices; i++) {

@@ -82,7 +82,7 @@ static int tfs_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 {
 	tfs_state *st = vst;
 	st->cfg = cfg;
-	int rc = cap_tracefs_ensure(cfg->log, err);
+	int rc = cap_tracefs_ensure(cfg->log, ks, err);
 	if (rc)
 		return rc;
 	if ((rc = tfs_probe(err)) || (rc = check_idle(cfg->log, err)))

@@ -3,7 +3,12 @@
 #ifndef BLKREEL_CAPTURE_ADMIN_H
 #define BLKREEL_CAPTURE_ADMIN_H
 
-int capture_list_backends(void);
+#include "capture_config.h"
+
+/* With devices in cfg (ndevices > 0) each backend is started and stopped
+ * for real on them; otherwise only probed (relay's lockdown refusal shows
+ * only in a real start). */
+int capture_list_backends(const cap_config *cfg);
 int capture_cleanup(void);
 
 #endif

@@ -291,8 +291,6 @@ static void summary(session *s, double secs)
 
 int capture_run(const capture_cli *cli)
 {
-	if (cli->list_backends)
-		return capture_list_backends();
 	if (cli->cleanup)
 		return capture_cleanup();
 
@@ -303,10 +301,18 @@ int capture_run(const capture_cli *cli)
 	br_error err;
 	br_error_clear(&err);
 	int rc;
+	if (cli->list_backends && cli->ndevices == 0)
+		return capture_list_backends(&s.cfg);
 	if ((rc = cap_check_privileges(&err)) || (rc = setup_config(&s, &err))) {
 		say_error(NULL, &err);
 		free(s.drops);
 		return 1;
+	}
+	if (cli->list_backends) {
+		s.cfg.log = NULL;
+		rc = capture_list_backends(&s.cfg);
+		free(s.drops);
+		return rc;
 	}
 	for (size_t i = 0; i < cap_nbackends; i++)
 		if (!cap_backend_valid(cap_backends[i])) {

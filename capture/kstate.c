@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,7 +79,7 @@ static int save(cap_kstate *ks, br_error *err)
 		if (ks->ch[i].kind == KS_FILE)
 			fprintf(f, "file\t%s\t%s\n", ks->ch[i].path, ks->ch[i].old);
 		else
-			fprintf(f, "relay\t%s\n", ks->ch[i].path);
+			fprintf(f, "%s\t%s\n", ks->ch[i].kind == KS_RELAY ? "relay" : "mount", ks->ch[i].path);
 	}
 	int bad = fflush(f) || fsync(fileno(f));
 	int e = errno;
@@ -125,6 +126,17 @@ int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err)
 	return save(ks, err);
 }
 
+int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err)
+{
+	if (ks->n == CAP_KSTATE_MAX)
+		return br_error_set(err, BR_EINVAL, 0, dir, -1, "too many kernel changes to track");
+	cap_kchange *c = &ks->ch[ks->n++];
+	c->kind = KS_MOUNT;
+	snprintf(c->path, sizeof c->path, "%s", dir);
+	c->old[0] = 0;
+	return save(ks, err);
+}
+
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath)
 {
 	for (size_t i = ks->n; i-- > 0;)
@@ -155,6 +167,12 @@ static int undo(const cap_kchange *c, br_error *err)
 {
 	if (c->kind == KS_RELAY)
 		return relay_teardown(c->path, err);
+	if (c->kind == KS_MOUNT) {
+		/* lazily: a reader that still has it open does not keep it */
+		if (umount2(c->path, MNT_DETACH) && errno != EINVAL)
+			return br_error_set(err, BR_ESYS, errno, c->path, -1, "cannot unmount");
+		return 0;
+	}
 	return write_value(c->path, c->old, err);
 }
 
@@ -243,8 +261,8 @@ static int load(const char *path, cap_kstate *ks)
 			snprintf(c->path, sizeof c->path, "%s", p);
 			snprintf(c->old, sizeof c->old, "%s", old ? old : "");
 			ks->n++;
-		} else if (kind && p && strcmp(kind, "relay") == 0) {
-			c->kind = KS_RELAY;
+		} else if (kind && p && (strcmp(kind, "relay") == 0 || strcmp(kind, "mount") == 0)) {
+			c->kind = strcmp(kind, "relay") == 0 ? KS_RELAY : KS_MOUNT;
 			snprintf(c->path, sizeof c->path, "%s", p);
 			ks->n++;
 		}
@@ -261,6 +279,10 @@ static void describe(FILE *out, const cap_kstate *ks, int pid)
 		const cap_kchange *c = &ks->ch[i];
 		if (c->kind == KS_RELAY) {
 			fprintf(out, "  relay trace set up on %s\n", c->path);
+			continue;
+		}
+		if (c->kind == KS_MOUNT) {
+			fprintf(out, "  %s mounted by it\n", c->path);
 			continue;
 		}
 		char now[64] = "?";

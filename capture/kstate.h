@@ -4,7 +4,8 @@
  *
  * The record is /run/blkreel/capture-PID.state: a header line, then one line
  * per change ("file PATH OLD" = PATH held OLD before we wrote it; "relay DEV"
- * = a relay trace set up on DEV). Restoring walks it backwards. */
+ * = a relay trace set up on DEV; "mount DIR" = we mounted tracefs/debugfs
+ * there). Restoring walks it backwards. */
 #ifndef BLKREEL_CAPTURE_KSTATE_H
 #define BLKREEL_CAPTURE_KSTATE_H
 
@@ -18,7 +19,7 @@
 #define CAP_KSTATE_MAX 256
 
 typedef struct cap_kchange {
-	enum { KS_FILE, KS_RELAY } kind;
+	enum { KS_FILE, KS_RELAY, KS_MOUNT } kind;
 	char path[256];
 	char old[64];
 } cap_kchange;
@@ -37,6 +38,8 @@ void cap_kstate_init(cap_kstate *ks, const char *backend);
 int cap_kstate_write(cap_kstate *ks, const char *path, const char *value, br_error *err);
 /* Record that a relay trace is being set up on device path (before BLKTRACESETUP). */
 int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err);
+/* Record that we mounted a filesystem at dir (after the mount worked). */
+int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err);
 /* Forget the relay note once it is torn down. */
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath);
 /* Undo everything, newest first, going on past failures (the first one is

@@ -6,7 +6,8 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-static int ensure(const char *dir, const char *probe, const char *fstype, FILE *log, br_error *err)
+static int ensure(const char *dir, const char *probe, const char *fstype, FILE *log, cap_kstate *ks,
+		  br_error *err)
 {
 	char path[256];
 	snprintf(path, sizeof path, "%s/%s", dir, probe);
@@ -14,21 +15,26 @@ static int ensure(const char *dir, const char *probe, const char *fstype, FILE *
 		return 0;
 	if (mount("nodev", dir, fstype, 0, NULL))
 		return br_error_set(err, BR_ESYS, errno, dir, -1, "%s is not mounted and mounting it failed", fstype);
+	int rc = cap_kstate_note_mount(ks, dir, err);
+	if (rc) {
+		umount2(dir, MNT_DETACH);
+		return rc;
+	}
 	if (log)
-		fprintf(log, "blkreel-capture: %s was not mounted: mounted it at %s (left mounted)\n", fstype, dir);
+		fprintf(log, "blkreel-capture: %s was not mounted: mounted it at %s for this capture\n", fstype, dir);
 	if (access(path, F_OK))
 		return br_error_set(err, BR_EUNSUP, errno, path, -1, "missing after mounting %s", fstype);
 	return 0;
 }
 
-int cap_tracefs_ensure(FILE *log, br_error *err)
+int cap_tracefs_ensure(FILE *log, cap_kstate *ks, br_error *err)
 {
-	return ensure(CAP_TRACEFS, "current_tracer", "tracefs", log, err);
+	return ensure(CAP_TRACEFS, "current_tracer", "tracefs", log, ks, err);
 }
 
-int cap_debugfs_ensure(FILE *log, br_error *err)
+int cap_debugfs_ensure(FILE *log, cap_kstate *ks, br_error *err)
 {
-	return ensure(CAP_DEBUGFS, "block", "debugfs", log, err);
+	return ensure(CAP_DEBUGFS, "block", "debugfs", log, ks, err);
 }
 
 uint64_t cap_stats_value(const char *path, const char *key)

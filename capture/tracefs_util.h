@@ -8,15 +8,16 @@
 #include <stdio.h>
 
 #include "blkreel/error.h"
+#include "kstate.h"
 
 #define CAP_TRACEFS "/sys/kernel/tracing"
 #define CAP_DEBUGFS "/sys/kernel/debug"
 
-/* Make sure tracefs is mounted at CAP_TRACEFS; mounts it (and says so on
- * log) when it is not. */
-int cap_tracefs_ensure(FILE *log, br_error *err);
+/* Make sure tracefs is mounted at CAP_TRACEFS; mounts it (says so on log,
+ * and records it in ks so it is unmounted at the end) when it is not. */
+int cap_tracefs_ensure(FILE *log, cap_kstate *ks, br_error *err);
 /* Same for debugfs at CAP_DEBUGFS. */
-int cap_debugfs_ensure(FILE *log, br_error *err);
+int cap_debugfs_ensure(FILE *log, cap_kstate *ks, br_error *err);
 
 /* The value of "key: N" in a per_cpu stats file (0 when absent). */
 uint64_t cap_stats_value(const char *path, const char *key);

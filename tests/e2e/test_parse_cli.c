@@ -66,7 +66,9 @@ Test(parse_cli, bad_input_is_one_clear_line)
 	} cases[] = {
 		{ "empty", "", 0, "byte 0: empty input" },
 		{ "garbage", "GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE", 55,
-		  "byte 0: not a trace" },
+		  "byte 0: " },
+		{ "binary", "\x01\x02\x03\x04\x05\x06\x07\x08\xff\xfe\x00\x01", 12,
+		  "byte 0: " },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char path[1024], outpath[1024];

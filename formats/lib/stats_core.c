@@ -167,17 +167,6 @@ static dev_state *dev_get(br_stats *s, uint32_t dev)
 	return d;
 }
 
-static inline int sdir_of(const br_event *ev)
-{
-	if (br_event_is_discard(ev))
-		return BR_SDIR_OTHER;
-	if (br_event_is_write(ev))
-		return BR_SDIR_WRITE;
-	if (br_event_is_read(ev))
-		return BR_SDIR_READ;
-	return BR_SDIR_OTHER;
-}
-
 int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 {
 	if (br_event_is_notify(ev))
@@ -206,7 +195,7 @@ int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 		dev_state *d = dev_get(s, ev->device);
 		if (k == SIZE_MAX || !d)
 			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "statistics: out of memory");
-		int dir = sdir_of(ev);
+		int dir = br_stats_sdir(ev);
 		s->b[k].bytes[kind][dir] += ev->bytes;
 		s->b[k].ios[kind][dir]++;
 		s->t.kind_ios[kind]++;

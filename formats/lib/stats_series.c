@@ -137,9 +137,8 @@ void br_stats_series_free(br_stats_series *ser)
 double br_stats_bucket_mbps(const br_stats_bucket *b, int sdir)
 {
 	uint64_t bytes = 0;
-	if (sdir < 0)
-		for (int d = 0; d < BR_SDIR_COUNT; d++)
-			bytes += b->bytes[d];
+	if (sdir < 0) /* total: reads and writes (discards move no data) */
+		bytes = b->bytes[BR_SDIR_READ] + b->bytes[BR_SDIR_WRITE];
 	else
 		bytes = b->bytes[sdir];
 	return (double)bytes / 1e6 / ((double)b->covered_ns / 1e9);

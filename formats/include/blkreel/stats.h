@@ -159,9 +159,23 @@ int br_stats_series_get(const br_stats *s, uint64_t width_ns, uint64_t from_ns,
 void br_stats_series_free(br_stats_series *ser);
 
 /* Rates of one bucket, per second of covered time. */
-double br_stats_bucket_mbps(const br_stats_bucket *b, int sdir); /* -1 = total */
+/* MB/s (10^6 bytes) of one direction; sdir -1 = reads + writes (discards,
+ * which move no data, only under BR_SDIR_OTHER). */
+double br_stats_bucket_mbps(const br_stats_bucket *b, int sdir);
 double br_stats_bucket_iops(const br_stats_bucket *b);
 double br_stats_bucket_seeks(const br_stats_bucket *b);
+
+/* The series direction of an event (reads, writes, the rest). */
+static inline enum br_sdir br_stats_sdir(const br_event *ev)
+{
+	if (br_event_is_discard(ev))
+		return BR_SDIR_OTHER;
+	if (br_event_is_write(ev))
+		return BR_SDIR_WRITE;
+	if (br_event_is_read(ev))
+		return BR_SDIR_READ;
+	return BR_SDIR_OTHER;
+}
 
 /* "C", "D", "Q" */
 const char *br_stats_kind_name(enum br_stats_kind k);

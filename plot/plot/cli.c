@@ -1,0 +1,309 @@
+/* Parsing blkreel-plot's options into plot_opts; usage errors exit 2. */
+#include "cli.h"
+#include "blkreel/units.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "blkreel-plot"
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: " PROG " [OPTION]... -t TRACE [-l LABEL] [-t TRACE [-l LABEL]]...\n"
+"Plot block-I/O traces seekwatcher-style: disk offsets, throughput, seeks,\n"
+"IOPS, latency and queue depth on one time axis, with a stats table.\n"
+"TRACE is anything blkreel reads (compressed .blktrace.gz, a per-CPU set\n"
+"NAME or NAME.blktrace.0, a blkparse -d dump, - for standard input).\n"
+"\n"
+"  -t, --trace=FILE         a trace to plot (repeat to compare; up to %d)\n"
+"  -l, --label=TEXT         label of the trace given just before\n"
+"  -o, --output=FILE        figure file: .png, .svg or .pdf (default trace.png)\n"
+"  -T, --title=TEXT         figure title\n"
+"  -F, --size=WxH           figure size in pixels (default 1100x1300)\n"
+"      --dpi=N              resolution for text and vector sizes (default 96)\n"
+"      --panels=LIST        panels to draw, in this order of names:\n"
+"                           io,tput,seek,iops,lat,qd,stats (default all)\n"
+"      --no-panels=LIST     panels to leave out\n"
+"  -x, --time=A:B           time window, seconds (or 250ms, 2m) after each\n"
+"                           trace's start\n"
+"  -z, --offset=A:B         offset range of the io panel in MB (default: the\n"
+"                           busy region, stated on the figure)\n"
+"  -r, --rolling=DURATION   moving average of the line panels over DURATION\n"
+"      --dev=MAJ,MIN        only this device\n"
+"  -P, --by-process         colour the io panel by process\n"
+"      --stack              one io panel per trace instead of overlaying\n"
+"      --csv=FILE           write every plotted series as CSV\n"
+"      --movie=FILE         also write an animated PNG (APNG) of the io panel\n"
+"      --movie-frames=N     frames in the movie (default 60)\n"
+"      --allow-empty        draw a figure saying \"no IO in this range\" instead\n"
+"                           of failing when nothing is in range\n"
+"  -q, --quiet              no progress line\n"
+"  -h, --help               display this help and exit\n"
+"  -V, --version            output version information and exit\n"
+"\n"
+"Throughput, IOPS and marks come from completions (C), seeks from issues (D);\n"
+"a trace without them falls back to D, then Q, and the figure says so.\n"
+"\n"
+"Exit status: 0 if OK, 1 if a trace could not be read or holds no IO in range,\n"
+"2 for a usage error.\n", PLOT_MAX_TRACES);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	return CLI_USAGE;
+}
+
+static int parse_panels(const char *list, unsigned *mask)
+{
+	*mask = 0;
+	char *dup = strdup(list), *save = NULL;
+	if (!dup)
+		return -1;
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+		for (int p = 0; p < PANEL_COUNT; p++)
+			if (!strcmp(tok, plot_panel_names[p]))
+				found = p;
+		if (found < 0) {
+			bad("unknown panel '%s' (known: io, tput, seek, iops, lat, qd, stats)", tok);
+			free(dup);
+			return -1;
+		}
+		*mask |= 1u << found;
+	}
+	free(dup);
+	return 0;
+}
+
+static int parse_range_time(const char *arg, uint64_t *a, uint64_t *b)
+{
+	const char *colon = strchr(arg, ':');
+	if (!colon)
+		return -1;
+	char left[64];
+	size_t n = (size_t)(colon - arg);
+	if (n >= sizeof(left))
+		return -1;
+	memcpy(left, arg, n);
+	left[n] = 0;
+	if (br_parse_duration_ns(left, a) || br_parse_duration_ns(colon + 1, b))
+		return -1;
+	return 0;
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 2 + 3;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		bool q = strpbrk(argv[i], " \t'\"$") != NULL;
+		if (i)
+			*p++ = ' ';
+		if (q)
+			*p++ = '\'';
+		for (const char *c = argv[i]; *c; c++) {
+			if (q && *c == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *c;
+			}
+		}
+		if (q)
+			*p++ = '\'';
+	}
+	*p = 0;
+	return s;
+}
+
+/* "run1.blktrace.gz" -> "run1" */
+static char *default_label(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return strdup("stdin");
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	char *s = strdup(b);
+	if (!s)
+		return NULL;
+	char *k = strstr(s, ".blktrace");
+	if (k && k != s)
+		*k = 0;
+	return s;
+}
+
+enum { OPT_DPI = 256, OPT_PANELS, OPT_NO_PANELS, OPT_DEV, OPT_STACK, OPT_CSV, OPT_MOVIE,
+       OPT_FRAMES, OPT_ALLOW_EMPTY };
+
+int plot_cli_read(int argc, char **argv, plot_cli *cli)
+{
+	memset(cli, 0, sizeof(*cli));
+	plot_opts *o = &cli->o;
+	o->out = "trace.png";
+	o->width = 1100;
+	o->height = 1300;
+	o->panels = (1u << PANEL_COUNT) - 1;
+	o->movie_frames = 60;
+	cli->cmdline = join_argv(argc, argv);
+	o->cmdline = cli->cmdline;
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "size", required_argument, NULL, 'F' },
+		{ "dpi", required_argument, NULL, OPT_DPI },
+		{ "panels", required_argument, NULL, OPT_PANELS },
+		{ "no-panels", required_argument, NULL, OPT_NO_PANELS },
+		{ "time", required_argument, NULL, 'x' },
+		{ "offset", required_argument, NULL, 'z' },
+		{ "rolling", required_argument, NULL, 'r' },
+		{ "dev", required_argument, NULL, OPT_DEV },
+		{ "by-process", no_argument, NULL, 'P' },
+		{ "stack", no_argument, NULL, OPT_STACK },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "movie", required_argument, NULL, OPT_MOVIE },
+		{ "movie-frames", required_argument, NULL, OPT_FRAMES },
+		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned no_panels = 0;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:l:o:T:F:x:z:r:PqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (o->ntraces == PLOT_MAX_TRACES)
+				return bad("at most 8 traces (%s)", optarg);
+			o->paths[o->ntraces++] = optarg;
+			break;
+		case 'l':
+			if (!o->ntraces)
+				return bad("-l %s must follow the -t it names", optarg);
+			o->labels[o->ntraces - 1] = optarg;
+			break;
+		case 'o': o->out = optarg; break;
+		case 'T': o->title = optarg; break;
+		case 'F': {
+			unsigned w, h;
+			char x;
+			if (sscanf(optarg, "%u%c%u", &w, &x, &h) != 3 || (x != 'x' && x != 'X'))
+				return bad("-F wants WIDTHxHEIGHT in pixels, not '%s'", optarg);
+			if (w < 400 || h < 300 || w > 10000 || h > 10000)
+				return bad("-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
+			o->width = w;
+			o->height = h;
+			break;
+		}
+		case OPT_DPI: {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (*end || !(v >= 24 && v <= 1200))
+				return bad("--dpi %s: want a number from 24 to 1200", optarg);
+			o->dpi = v;
+			break;
+		}
+		case OPT_PANELS:
+			if (parse_panels(optarg, &o->panels))
+				return CLI_USAGE;
+			o->panels_explicit = true;
+			break;
+		case OPT_NO_PANELS:
+			if (parse_panels(optarg, &no_panels))
+				return CLI_USAGE;
+			break;
+		case 'x':
+			if (parse_range_time(optarg, &o->x0, &o->x1))
+				return bad("-x wants START:END (seconds, or with a unit: 250ms), not '%s'", optarg);
+			if (o->x1 <= o->x0)
+				return bad("-x %s: the end must come after the start", optarg);
+			o->has_x = true;
+			break;
+		case 'z': {
+			double a, b;
+			char tail;
+			if (sscanf(optarg, "%lf:%lf%c", &a, &b, &tail) != 2 || a < 0)
+				return bad("-z wants START:END in MB, not '%s'", optarg);
+			if (b <= a)
+				return bad("-z %s: the end must be above the start", optarg);
+			o->has_z = true;
+			o->z0 = a;
+			o->z1 = b;
+			break;
+		}
+		case 'r':
+			if (br_parse_duration_ns(optarg, &o->avg_window_ns))
+				return bad("-r wants a duration (2, 500ms), not '%s'", optarg);
+			break;
+		case OPT_DEV: {
+			unsigned ma, mi;
+			char tail;
+			if (sscanf(optarg, "%u,%u%c", &ma, &mi, &tail) != 2 && sscanf(optarg, "%u:%u%c", &ma, &mi, &tail) != 2)
+				return bad("--dev wants MAJOR,MINOR, not '%s'", optarg);
+			o->has_dev = true;
+			o->dev = BR_MKDEV(ma, mi);
+			break;
+		}
+		case 'P': o->by_process = true; break;
+		case OPT_STACK: o->stack = true; break;
+		case OPT_CSV: o->csv = optarg; break;
+		case OPT_MOVIE: o->movie = optarg; break;
+		case OPT_FRAMES: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 2 || v > 2000)
+				return bad("--movie-frames %s: want 2 to 2000", optarg);
+			o->movie_frames = (unsigned)v;
+			break;
+		}
+		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return CLI_EXIT_OK;
+		case 'V': printf(PROG " (blkreel) " BLKREEL_VERSION "\n"); return CLI_EXIT_OK;
+		case ':': return bad("option '%s' needs an argument", argv[optind - 1]);
+		default: return bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->ntraces == PLOT_MAX_TRACES)
+			return bad("at most 8 traces (%s)", argv[optind]);
+		o->paths[o->ntraces++] = argv[optind];
+	}
+	if (!o->ntraces)
+		return bad("%s", "no trace given (use -t FILE)");
+	o->panels &= ~no_panels;
+	if (!o->panels)
+		return bad("%s", "no panels left to draw");
+	if (o->stack && !(o->panels & 1u << PANEL_IO))
+		return bad("%s", "--stack needs the io panel");
+	for (size_t i = 0; i < o->ntraces; i++)
+		if (!o->labels[i]) {
+			cli->labels_owned[i] = default_label(o->paths[i]);
+			o->labels[i] = cli->labels_owned[i] ? cli->labels_owned[i] : o->paths[i];
+		}
+	if (!plot_output_ok(o->out))
+		return bad("-o %s: the name must end in .png, .svg or .pdf", o->out);
+	if (o->movie && !plot_movie_name_ok(o->movie))
+		return bad("--movie %s: the name must end in .png or .apng", o->movie);
+	return CLI_OK;
+}
+
+void plot_cli_free(plot_cli *cli)
+{
+	free(cli->cmdline);
+	for (size_t i = 0; i < PLOT_MAX_TRACES; i++)
+		free(cli->labels_owned[i]);
+}

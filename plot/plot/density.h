@@ -1,0 +1,42 @@
+/* density.h — IO marks binned into a sparse time × offset grid that stays
+ * bounded: columns double in width past DENSITY_MAX_COLS, rows double in
+ * height when there are more than DENSITY_MAX_CELLS cells. The io panel
+ * is drawn from it, so millions of IOs cost one pass over the cells. */
+#ifndef BLKREEL_PLOT_DENSITY_H
+#define BLKREEL_PLOT_DENSITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DENSITY_MAX_COLS 4096
+#define DENSITY_MAX_CELLS (1u << 20)
+#define DENSITY_MAX_PIDS 255      /* slot 255 = any other process */
+#define DENSITY_KINDS 3           /* Q, D, C (enum br_stats_kind) */
+#define DENSITY_DIRS 3            /* read, write, other (enum br_sdir) */
+
+typedef struct density_cell {
+	uint64_t key;                 /* 0 = empty slot; else col<<40 | row+1 */
+	uint16_t n[DENSITY_KINDS][DENSITY_DIRS]; /* saturating */
+	uint8_t pid;                  /* pid slot of the latest IO */
+} density_cell;
+
+typedef struct density {
+	density_cell *cells;
+	size_t cap, used;             /* cap is a power of two */
+	uint64_t col_ns;              /* column width */
+	unsigned row_shift;           /* row = sector >> row_shift */
+	uint64_t origin;              /* absolute ns of column 0 */
+	uint64_t max_row;
+	unsigned npids;
+} density;
+
+int density_init(density *d, uint64_t origin_ns);
+void density_free(density *d);
+/* 0, or BR_ENOMEM. */
+int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid);
+
+static inline uint64_t density_col(uint64_t key) { return key >> 40; }
+static inline uint64_t density_row(uint64_t key) { return (key & ((1ull << 40) - 1)) - 1; }
+
+#endif

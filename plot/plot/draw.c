@@ -1,0 +1,144 @@
+/* Drawing helpers: text, the shared time axis, value axes with a grid. */
+#include "axes.h"
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+
+void set_rgb(cairo_t *cr, rgb c)
+{
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+void set_font(const rctx *c, double size, bool bold)
+{
+	cairo_select_font_face(c->cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(c->cr, size);
+}
+
+double text_width(const rctx *c, const char *s)
+{
+	cairo_text_extents_t e;
+	cairo_text_extents(c->cr, s, &e);
+	return e.x_advance;
+}
+
+void draw_text(const rctx *c, double x, double y, double align, const char *s)
+{
+	cairo_move_to(c->cr, x - align * text_width(c, s), y);
+	cairo_show_text(c->cr, s);
+}
+
+void draw_text_vertical(const rctx *c, double x, double y, const char *s)
+{
+	cairo_save(c->cr);
+	cairo_translate(c->cr, x, y);
+	cairo_rotate(c->cr, -M_PI / 2);
+	draw_text(c, 0, 0, 0.5, s);
+	cairo_restore(c->cr);
+}
+
+double time_to_x(const rctx *c, double t)
+{
+	return c->left + (t - c->t0) / (c->t1 - c->t0) * (c->right - c->left);
+}
+
+/* Snap a coordinate to the middle of a device pixel for crisp 1 px lines. */
+static double crisp(const rctx *c, double v)
+{
+	return (floor(v / c->px) + 0.5) * c->px;
+}
+
+void draw_time_axis(const rctx *c, rect r, bool with_labels)
+{
+	if (fabs(r.y + r.h - c->label_at) < 0.5)
+		with_labels = true;
+	ticks t;
+	double span = (c->t1 - c->t0) / c->tdiv;
+	int maxn = (int)((c->right - c->left) / (c->font * 6)) + 1;
+	nice_ticks(c->t0 / c->tdiv, c->t1 / c->tdiv, maxn, &t);
+	(void)span;
+	cairo_t *cr = c->cr;
+	cairo_set_line_width(cr, c->px);
+	for (int i = 0; i < t.n; i++) {
+		double x = crisp(c, time_to_x(c, t.v[i] * c->tdiv));
+		set_rgb(cr, PAL_GRID);
+		cairo_move_to(cr, x, r.y);
+		cairo_line_to(cr, x, r.y + r.h);
+		cairo_stroke(cr);
+		set_rgb(cr, PAL_AXIS);
+		cairo_move_to(cr, x, r.y + r.h);
+		cairo_line_to(cr, x, r.y + r.h + c->font * 0.35);
+		cairo_stroke(cr);
+		if (with_labels) {
+			char buf[32];
+			tick_label(t.v[i], t.decimals, buf, sizeof(buf));
+			set_font(c, c->font, false);
+			set_rgb(cr, PAL_TEXT);
+			draw_text(c, x, r.y + r.h + c->font * 1.45, 0.5, buf);
+		}
+	}
+	set_rgb(cr, PAL_AXIS);
+	double yb = crisp(c, r.y + r.h);
+	cairo_move_to(cr, r.x, yb);
+	cairo_line_to(cr, r.x + r.w, yb);
+	cairo_stroke(cr);
+}
+
+int value_ticks_for(const rctx *c, rect r)
+{
+	int n = (int)(r.h / (c->font * 2.2)) + 1;
+	return n < 2 ? 2 : n > 8 ? 8 : n;
+}
+
+void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *title, int maxn)
+{
+	ticks t;
+	nice_ticks(lo, hi, maxn, &t);
+	cairo_t *cr = c->cr;
+	cairo_set_line_width(cr, c->px);
+	set_font(c, c->font, false);
+	double wmax = 0;
+	for (int i = 0; i < t.n; i++) {
+		double y = crisp(c, r.y + r.h - (t.v[i] - lo) / (hi - lo) * r.h);
+		if (i > 0 || t.v[i] > lo) {
+			set_rgb(cr, PAL_GRID);
+			cairo_move_to(cr, r.x, y);
+			cairo_line_to(cr, r.x + r.w, y);
+			cairo_stroke(cr);
+		}
+		set_rgb(cr, PAL_AXIS);
+		cairo_move_to(cr, r.x - c->font * 0.35, y);
+		cairo_line_to(cr, r.x, y);
+		cairo_stroke(cr);
+		char buf[32];
+		tick_label(t.v[i], t.decimals, buf, sizeof(buf));
+		set_rgb(cr, PAL_TEXT);
+		double ty = y + c->font * 0.35;
+		if (ty > r.y + r.h + c->font * 0.2)
+			ty = r.y + r.h + c->font * 0.2;
+		if (ty < r.y + c->font * 0.75)
+			ty = r.y + c->font * 0.75;
+		draw_text(c, r.x - c->font * 0.55, ty, 1, buf);
+		double w = text_width(c, buf);
+		if (w > wmax)
+			wmax = w;
+	}
+	set_rgb(cr, PAL_AXIS);
+	double xl = crisp(c, r.x);
+	cairo_move_to(cr, xl, r.y);
+	cairo_line_to(cr, xl, r.y + r.h);
+	cairo_stroke(cr);
+	if (title) {
+		set_font(c, c->font * 0.95, false);
+		set_rgb(cr, PAL_TEXT);
+		double x = r.x - c->font * 1.0 - wmax;
+		double y = r.y + r.h / 2;
+		/* keep a long title inside its panel: shrink it to fit */
+		double tw = text_width(c, title);
+		if (tw > r.h * 1.05)
+			set_font(c, c->font * 0.95 * r.h * 1.05 / tw, false);
+		draw_text_vertical(c, x, y, title);
+	}
+}

@@ -1,0 +1,194 @@
+/* Reading the traces: one pass per trace feeds the shared statistics and
+ * the density grid of IO marks; then the series at one bucket width. */
+#include "plot.h"
+#include "blkreel/progress.h"
+#include "blkreel/reader.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const plot_panel_names[PANEL_COUNT] = {
+	"io", "tput", "seek", "iops", "lat", "qd", "stats",
+};
+
+/* Slot of a pid in the trace's small table (255 = other). */
+static uint8_t pid_slot(plot_trace *t, uint32_t pid, const char *comm, unsigned *last)
+{
+	if (*last < t->dens.npids && t->pids[*last] == pid)
+		return (uint8_t)*last;
+	for (unsigned i = 0; i < t->dens.npids; i++)
+		if (t->pids[i] == pid) {
+			*last = i;
+			return (uint8_t)i;
+		}
+	if (t->dens.npids >= DENSITY_MAX_PIDS)
+		return DENSITY_MAX_PIDS;
+	unsigned i = t->dens.npids++;
+	t->pids[i] = pid;
+	snprintf(t->comms[i], sizeof(t->comms[i]), "%s", comm ? comm : "");
+	*last = i;
+	return (uint8_t)i;
+}
+
+static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
+{
+	br_reader_opts ro = { 0 };
+	if (o->has_x) {
+		ro.has_from = true;
+		ro.from_ns = o->x0;
+		ro.has_to = true;
+		ro.to_ns = o->x1;
+	}
+	br_reader *r = NULL;
+	int rc = br_reader_open(&r, &t->path, 1, &ro, err);
+	if (rc < 0)
+		return rc;
+	uint64_t start = br_reader_start_time(r);
+	br_stats_opts so = {
+		.has_device = o->has_dev, .device = o->dev,
+		.has_origin = true, .origin_ns = start,
+		.latency_series = true,
+	};
+	rc = br_stats_new(&t->stats, &so, err);
+	if (rc < 0)
+		goto out;
+	if (density_init(&t->dens, start)) {
+		rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
+		goto out;
+	}
+	br_progress prog;
+	br_progress_init(&prog, STDERR_FILENO, !o->quiet, t->path);
+	br_event ev;
+	uint64_t nev = 0;
+	unsigned last_pid = 0;
+	while ((rc = br_reader_next(r, &ev, err)) > 0) {
+		br_progress_tick(&prog, ++nev, NULL);
+		if (br_event_is_notify(&ev))
+			continue;
+		uint64_t rel = ev.time - start;
+		if (o->has_x && (rel < o->x0 || rel > o->x1))
+			continue;
+		if ((rc = br_stats_add(t->stats, &ev, err)) < 0)
+			break;
+		unsigned code = br_event_code(&ev);
+		if (!ev.bytes || (code != __BLK_TA_QUEUE && code != __BLK_TA_ISSUE &&
+				  code != __BLK_TA_COMPLETE))
+			continue;
+		if (o->has_dev && ev.device != o->dev)
+			continue;
+		int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C : code == __BLK_TA_ISSUE ? BR_KIND_D
+											    : BR_KIND_Q;
+		uint8_t pid = o->by_process ? pid_slot(t, ev.pid, ev.comm, &last_pid) : 0;
+		if (density_add(&t->dens, ev.time, ev.sector, kind, br_stats_sdir(&ev), pid)) {
+			rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
+			break;
+		}
+	}
+	br_progress_done(&prog);
+	if (rc < 0)
+		goto out;
+	rc = br_stats_finish(t->stats, err);
+	t->tot = br_stats_get_totals(t->stats);
+out:
+	br_reader_close(r);
+	if (rc < 0 && !err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", t->path);
+	return rc < 0 ? rc : 0;
+}
+
+static void add_note(plot_data *d, const char *fmt, const char *a, const char *b)
+{
+	if (d->nnotes < sizeof(d->notes) / sizeof(d->notes[0]))
+		snprintf(d->notes[d->nnotes++], sizeof(d->notes[0]), fmt, a, b);
+}
+
+int plot_load(const plot_opts *o, plot_data *d, br_error *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->n = o->ntraces;
+	uint64_t span = 0;
+	bool any_io = false, lat_ok = true;
+	for (size_t i = 0; i < d->n; i++) {
+		plot_trace *t = &d->tr[i];
+		t->path = o->paths[i];
+		t->label = o->labels[i];
+		int rc = load_one(o, t, err);
+		if (rc < 0)
+			return rc;
+		const br_stats_totals *tt = t->tot;
+		uint64_t nio = tt->ios[0] + tt->ios[1] + tt->ios[2];
+		if (nio)
+			any_io = true;
+		if (tt->events && tt->last_ns - tt->origin_ns > span)
+			span = tt->last_ns - tt->origin_ns;
+		if (nio && !tt->kind_ios[BR_KIND_D] && !tt->kind_ios[BR_KIND_C])
+			lat_ok = false;
+		if (nio && tt->io_kind != BR_KIND_C)
+			add_note(d, "%s: no completions (C); IOs counted on %s events", t->label,
+				 br_stats_kind_name(tt->io_kind));
+		if (nio && tt->seek_kind != BR_KIND_D)
+			add_note(d, "%s: no issues (D); seeks counted on %s events", t->label,
+				 br_stats_kind_name(tt->seek_kind));
+		if (tt->bytes[BR_SDIR_OTHER]) {
+			char what[96];
+			snprintf(what, sizeof(what), "%llu discards (%.1f MB) are grey marks, not throughput",
+				 (unsigned long long)tt->ios[BR_SDIR_OTHER], (double)tt->bytes[BR_SDIR_OTHER] / 1e6);
+			add_note(d, "%s: %s", t->label, what);
+		}
+		if (!o->has_dev && tt->ndevices > 1)
+			add_note(d, "%s: several devices overlaid; pick one with --dev MAJ,MIN%s", t->label, "");
+	}
+	if (!any_io) {
+		if (!o->allow_empty)
+			return br_error_set(err, BR_EINVAL, 0, d->n == 1 ? d->tr[0].path : NULL, -1,
+					    "no IO in this range%s",
+					    o->has_x ? " (see -x)" : "");
+		d->empty = true;
+	}
+	d->lat_ok = lat_ok;
+	if (!lat_ok && o->panels_explicit && (o->panels & (1u << PANEL_LAT | 1u << PANEL_QD)))
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1,
+				    "panels lat and qd need issue (D) or completion (C) events; "
+				    "the trace has only queue (Q) events");
+	d->t0 = o->has_x ? o->x0 : 0;
+	d->t1 = o->has_x ? o->x1 : span;
+	if (d->t1 <= d->t0)
+		d->t1 = d->t0 + 1000000; /* 1 ms for a single-instant trace */
+	/* one bucket width for every trace: about one bucket per 4 pixels */
+	unsigned target = o->width / 4 > 20 ? o->width / 4 : 20;
+	uint64_t w = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		uint64_t wi = br_stats_pick_width(d->tr[i].stats, target);
+		if (wi > w)
+			w = wi;
+	}
+	/* the range may be narrower than a trace's span (-x) */
+	uint64_t want = (d->t1 - d->t0) / target;
+	while (w / 10 >= want && w / 10 > 0) {
+		bool ok = true;
+		for (size_t i = 0; i < d->n; i++)
+			if ((w / 10) % br_stats_base_width(d->tr[i].stats))
+				ok = false;
+		if (!ok)
+			break;
+		w /= 10;
+	}
+	d->width_ns = w;
+	for (size_t i = 0; i < d->n; i++) {
+		int rc = br_stats_series_get(d->tr[i].stats, w, d->t0, d->t1 + 1, &d->tr[i].ser, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void plot_data_free(plot_data *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		br_stats_series_free(&d->tr[i].ser);
+		br_stats_free(d->tr[i].stats);
+		density_free(&d->tr[i].dens);
+	}
+	memset(d, 0, sizeof(*d));
+}

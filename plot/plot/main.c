@@ -1,0 +1,44 @@
+/* blkreel-plot: seekwatcher-style figures of block-I/O traces. main parses
+ * the options, then loads, renders and maps the result to an exit code. */
+#include <stdio.h>
+#include "cli.h"
+
+static int fail(const br_error *err)
+{
+	char buf[2048];
+	fprintf(stderr, "blkreel-plot: %s\n", br_error_format(err, buf, sizeof(buf)));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	plot_cli cli;
+	int rc = plot_cli_read(argc, argv, &cli);
+	if (rc != CLI_OK) {
+		plot_cli_free(&cli);
+		return rc == CLI_EXIT_OK ? 0 : 2;
+	}
+	const plot_opts *o = &cli.o;
+	plot_data d;
+	br_error err = { 0 };
+	int st = 0;
+	if (plot_load(o, &d, &err) < 0)
+		st = fail(&err);
+	if (!st && o->csv && plot_write_csv(o, &d, o->csv, &err) < 0)
+		st = fail(&err);
+	if (!st) {
+		if (plot_render_file(o, &d, o->out, &err) < 0)
+			st = fail(&err);
+		else if (!o->quiet)
+			printf("blkreel-plot: wrote %s\n", o->out);
+	}
+	if (!st && o->movie) {
+		if (plot_write_movie(o, &d, o->movie, &err) < 0)
+			st = fail(&err);
+		else if (!o->quiet)
+			printf("blkreel-plot: wrote %s\n", o->movie);
+	}
+	plot_data_free(&d);
+	plot_cli_free(&cli);
+	return st;
+}

@@ -1,0 +1,319 @@
+/* The io panel: offset against time, one mark per IO, shaded by density.
+ * Marks come from the density grid, so the cost is one pass over its
+ * cells whatever the number of IOs. Reads and writes (or traces, or
+ * processes with -P) are channels; a pixel's colour is the mix of its
+ * channels weighted by their counts, so neither hides the other, and its
+ * strength grows with the log of the count. */
+#include "axes.h"
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CH 8
+
+typedef struct rowcount {
+	double mb;
+	double n;
+} rowcount;
+
+static int cmp_rowcount(const void *a, const void *b)
+{
+	double x = ((const rowcount *)a)->mb, y = ((const rowcount *)b)->mb;
+	return x < y ? -1 : x > y;
+}
+
+static double row_mb(const density *dn, uint64_t row)
+{
+	return (double)(row << dn->row_shift) * 512.0 / 1e6;
+}
+
+static unsigned cell_count(const density_cell *cl, int kind)
+{
+	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
+}
+
+static void io_time_range(const rctx *c, double *t0, double *t1)
+{
+	*t0 = c->t0;
+	*t1 = c->t1;
+	if (c->f && c->f->has_io_window) {
+		*t0 = (double)c->f->io_t0;
+		*t1 = (double)c->f->io_t1;
+	}
+}
+
+void io_offset_range(const rctx *c, int only_trace, double *lo, double *hi, char *note, size_t n)
+{
+	const plot_data *d = c->d;
+	const plot_opts *o = c->o;
+	size_t total = 0;
+	for (size_t t = 0; t < d->n; t++)
+		if (only_trace < 0 || (size_t)only_trace == t)
+			total += d->tr[t].dens.used;
+	rowcount *rc = malloc((total ? total : 1) * sizeof(*rc));
+	size_t m = 0;
+	double sum = 0, rowh = 0;
+	for (size_t t = 0; t < d->n && rc; t++) {
+		if (only_trace >= 0 && (size_t)only_trace != t)
+			continue;
+		const density *dn = &d->tr[t].dens;
+		int kind = d->tr[t].tot->io_kind;
+		double h = row_mb(dn, 1);
+		if (h > rowh)
+			rowh = h;
+		for (size_t i = 0; i < dn->cap; i++) {
+			const density_cell *cl = &dn->cells[i];
+			if (!cl->key || !cell_count(cl, kind))
+				continue;
+			double tc = (double)density_col(cl->key) * (double)dn->col_ns;
+			if (tc + (double)dn->col_ns <= c->t0 || tc > c->t1)
+				continue;
+			rc[m].mb = row_mb(dn, density_row(cl->key));
+			rc[m].n = cell_count(cl, kind);
+			sum += rc[m].n;
+			m++;
+		}
+	}
+	double qlo = 0, qhi = 1;
+	if (m) {
+		qsort(rc, m, sizeof(*rc), cmp_rowcount);
+		double acc = 0;
+		bool got_lo = false;
+		for (size_t i = 0; i < m; i++) {
+			acc += rc[i].n;
+			if (!got_lo && acc >= sum * 0.005) {
+				qlo = rc[i].mb;
+				got_lo = true;
+			}
+			if (acc >= sum * 0.995) {
+				qhi = rc[i].mb + rowh;
+				break;
+			}
+		}
+	}
+	if (o->has_z) {
+		*lo = o->z0;
+		*hi = o->z1;
+	} else {
+		double span = qhi - qlo;
+		if (span < 1)
+			span = 1;
+		double a = qlo - span * 0.04, b = qhi + span * 0.04;
+		if (a < 0)
+			a = 0;
+		ticks tk;
+		nice_ticks(a, b, 6, &tk);
+		*lo = floor(a / tk.step) * tk.step;
+		*hi = ceil(b / tk.step) * tk.step;
+		if (*hi <= *lo)
+			*hi = *lo + tk.step;
+	}
+	double outside = 0;
+	for (size_t i = 0; i < m; i++)
+		if (rc[i].mb + rowh <= *lo || rc[i].mb >= *hi)
+			outside += rc[i].n;
+	if (note) {
+		char a[32], b[32];
+		tick_label(*lo, *hi - *lo < 10 ? 1 : 0, a, sizeof(a));
+		tick_label(*hi, *hi - *lo < 10 ? 1 : 0, b, sizeof(b));
+		if (outside > 0)
+			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s MB shown%s; %.0f of %.0f IOs (%.1f%%) lie outside",
+				 a, b, o->has_z ? " (-z)" : ", the busy region", outside, sum,
+				 100.0 * outside / (sum > 0 ? sum : 1));
+		else
+			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s MB shown (every IO)", a, b);
+	}
+	free(rc);
+}
+
+/* Top processes of a trace by IO marks: slot -> channel (MAX_CH-1 = other). */
+static void process_channels(const plot_trace *t, int kind, uint8_t map[256])
+{
+	double cnt[256] = { 0 };
+	const density *dn = &t->dens;
+	for (size_t i = 0; i < dn->cap; i++)
+		if (dn->cells[i].key)
+			cnt[dn->cells[i].pid] += cell_count(&dn->cells[i], kind);
+	memset(map, MAX_CH - 1, 256);
+	for (int ch = 0; ch < MAX_CH - 1; ch++) {
+		int best = -1;
+		for (int p = 0; p < DENSITY_MAX_PIDS; p++)
+			if (cnt[p] > 0 && map[p] == MAX_CH - 1 && (best < 0 || cnt[p] > cnt[best]))
+				best = p;
+		if (best < 0)
+			break;
+		map[best] = (uint8_t)ch;
+		cnt[best] = -1;
+	}
+}
+
+/* Channel colours for the current mode (shared with the legend). */
+int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, char buf[][40])
+{
+	const plot_data *d = c->d;
+	if (c->o->by_process) {
+		const plot_trace *t = &d->tr[only_trace >= 0 ? only_trace : 0];
+		uint8_t map[256];
+		process_channels(t, t->tot->io_kind, map);
+		for (int ch = 0; ch < MAX_CH; ch++) {
+			cols[ch] = ch < MAX_CH - 1 ? PAL_TRACE[ch] : PAL_OTHER;
+			snprintf(buf[ch], 40, "other");
+			names[ch] = buf[ch];
+		}
+		for (int p = 0; p < DENSITY_MAX_PIDS && p < (int)t->dens.npids; p++)
+			if (map[p] < MAX_CH - 1)
+				snprintf(buf[map[p]], 40, "%s%s%u", t->comms[p], t->comms[p][0] ? " " : "pid ",
+					 t->pids[p]);
+		return MAX_CH;
+	}
+	if (d->n > 1 && only_trace < 0) {
+		for (size_t t = 0; t < d->n; t++) {
+			cols[t] = PAL_TRACE[t];
+			names[t] = d->tr[t].label;
+		}
+		return (int)d->n;
+	}
+	cols[0] = PAL_READ;
+	cols[1] = PAL_WRITE;
+	cols[2] = PAL_OTHER;
+	names[0] = "read";
+	names[1] = "write";
+	names[2] = "discard/other";
+	return 3;
+}
+
+void panel_io(const rctx *c, rect r, int only_trace)
+{
+	const plot_data *d = c->d;
+	double lo, hi;
+	io_offset_range(c, only_trace, &lo, &hi, NULL, 0);
+	draw_time_axis(c, r, false);
+	draw_value_axis(c, r, lo, hi, "Offset (MB)", value_ticks_for(c, r));
+	if (d->empty)
+		return;
+	int pw = (int)lround(r.w / c->px), ph = (int)lround(r.h / c->px);
+	if (pw < 1 || ph < 1)
+		return;
+	rgb cols[MAX_CH];
+	const char *names[MAX_CH];
+	char nb[MAX_CH][40];
+	int nch = io_channels(c, only_trace, cols, names, nb);
+	float *buf = calloc((size_t)pw * ph * nch, sizeof(float));
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pw, ph);
+	if (!buf || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		free(buf);
+		cairo_surface_destroy(img);
+		return;
+	}
+	double t0, t1;
+	io_time_range(c, &t0, &t1);
+	int dot = (int)lround(2 * c->font / 11.0);
+	if (dot < 2)
+		dot = 2;
+	for (size_t t = 0; t < d->n; t++) {
+		if (only_trace >= 0 && (size_t)only_trace != t)
+			continue;
+		const density *dn = &d->tr[t].dens;
+		int kind = d->tr[t].tot->io_kind;
+		uint8_t pmap[256];
+		if (c->o->by_process)
+			process_channels(&d->tr[t], kind, pmap);
+		for (size_t i = 0; i < dn->cap; i++) {
+			const density_cell *cl = &dn->cells[i];
+			if (!cl->key || !cell_count(cl, kind))
+				continue;
+			double ta = (double)density_col(cl->key) * (double)dn->col_ns;
+			double tb = ta + (double)dn->col_ns;
+			if (tb <= t0 || ta > t1)
+				continue;
+			uint64_t row = density_row(cl->key);
+			double ma = row_mb(dn, row), mb = row_mb(dn, row + 1);
+			if (mb <= lo || ma >= hi)
+				continue;
+			int x0 = (int)floor((ta - t0) / (t1 - t0) * pw);
+			int x1 = (int)ceil((tb - t0) / (t1 - t0) * pw);
+			int y1 = (int)ceil(ph - (ma - lo) / (hi - lo) * ph);
+			int y0 = (int)floor(ph - (mb - lo) / (hi - lo) * ph);
+			if (x1 < x0 + dot)
+				x1 = x0 + dot;
+			if (y1 < y0 + dot) {
+				int mid = (y0 + y1) / 2;
+				y0 = mid - dot / 2;
+				y1 = y0 + dot;
+			}
+			if (x0 < 0) x0 = 0;
+			if (y0 < 0) y0 = 0;
+			if (x1 > pw) x1 = pw;
+			if (y1 > ph) y1 = ph;
+			float add[MAX_CH] = { 0 };
+			if (c->o->by_process)
+				add[pmap[cl->pid]] = (float)cell_count(cl, kind);
+			else if (d->n > 1 && only_trace < 0)
+				add[t] = (float)cell_count(cl, kind);
+			else
+				for (int k = 0; k < 3; k++)
+					add[k] = cl->n[kind][k];
+			for (int y = y0; y < y1; y++)
+				for (int x = x0; x < x1; x++) {
+					float *p = buf + ((size_t)y * pw + x) * nch;
+					for (int k = 0; k < nch; k++)
+						p[k] += add[k];
+				}
+		}
+	}
+	float nmax = 0;
+	for (size_t i = 0; i < (size_t)pw * ph; i++) {
+		float s = 0;
+		for (int k = 0; k < nch; k++)
+			s += buf[i * nch + k];
+		if (s > nmax)
+			nmax = s;
+	}
+	cairo_surface_flush(img);
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
+	double lmax = log1p(nmax);
+	for (int y = 0; y < ph; y++) {
+		uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
+		for (int x = 0; x < pw; x++) {
+			const float *p = buf + ((size_t)y * pw + x) * nch;
+			double s = 0, cr = 0, cg = 0, cb = 0;
+			for (int k = 0; k < nch; k++) {
+				s += p[k];
+				cr += p[k] * cols[k].r;
+				cg += p[k] * cols[k].g;
+				cb += p[k] * cols[k].b;
+			}
+			if (s <= 0) {
+				row[x] = 0;
+				continue;
+			}
+			double f = lmax > 0 ? log1p(s) / lmax : 1;
+			double a = 0.6 + 0.4 * f, dk = 1 - 0.35 * f;
+			cr = cr / s * dk * a;
+			cg = cg / s * dk * a;
+			cb = cb / s * dk * a;
+			row[x] = (uint32_t)lround(a * 255) << 24 | (uint32_t)lround(cr * 255) << 16 |
+				 (uint32_t)lround(cg * 255) << 8 | (uint32_t)lround(cb * 255);
+		}
+	}
+	cairo_surface_mark_dirty(img);
+	cairo_t *cr = c->cr;
+	cairo_save(cr);
+	cairo_translate(cr, r.x, r.y);
+	cairo_scale(cr, c->px, c->px);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_paint(cr);
+	cairo_restore(cr);
+	cairo_surface_destroy(img);
+	free(buf);
+	if (only_trace >= 0 && d->n > 1) {
+		set_font(c, c->font, true);
+		set_rgb(cr, PAL_TEXT);
+		draw_text(c, r.x + c->font * 0.5, r.y + c->font * 1.2, 0, d->tr[only_trace].label);
+	}
+}

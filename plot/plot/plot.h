@@ -1,0 +1,85 @@
+/* plot.h — the pieces of blkreel-plot and the data they share. */
+#ifndef BLKREEL_PLOT_H
+#define BLKREEL_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "blkreel/error.h"
+#include "blkreel/stats.h"
+#include "density.h"
+
+#define PLOT_MAX_TRACES 8
+
+enum plot_panel {
+	PANEL_IO, PANEL_TPUT, PANEL_SEEK, PANEL_IOPS, PANEL_LAT, PANEL_QD, PANEL_STATS, PANEL_COUNT
+};
+extern const char *const plot_panel_names[PANEL_COUNT];
+
+typedef struct plot_opts {
+	size_t ntraces;
+	const char *paths[PLOT_MAX_TRACES];
+	const char *labels[PLOT_MAX_TRACES];
+	const char *out, *title, *csv, *movie;
+	unsigned width, height;      /* pixels */
+	double dpi;                  /* 0 = 96 */
+	unsigned panels;             /* bit mask of enum plot_panel */
+	bool panels_explicit;
+	bool stack, by_process, allow_empty;
+	bool has_dev;
+	uint32_t dev;
+	bool has_x;
+	uint64_t x0, x1;             /* ns after each trace's start */
+	bool has_z;
+	double z0, z1;               /* MB */
+	uint64_t avg_window_ns;      /* -r; 0 = none */
+	unsigned movie_frames;
+	const char *cmdline;         /* for the PNG text chunk */
+	bool quiet;
+} plot_opts;
+
+/* One loaded trace: statistics and the density grid of its IO marks. */
+typedef struct plot_trace {
+	const char *path, *label;
+	br_stats *stats;
+	const br_stats_totals *tot;
+	density dens;
+	br_stats_series ser;
+	uint64_t window_from, window_to; /* ns relative to start; to = 0: open */
+	uint32_t pids[DENSITY_MAX_PIDS]; /* pid of each density pid slot */
+	char comms[DENSITY_MAX_PIDS][20];
+} plot_trace;
+
+typedef struct plot_data {
+	size_t n;
+	plot_trace tr[PLOT_MAX_TRACES];
+	uint64_t width_ns;            /* series bucket width */
+	uint64_t t0, t1;              /* x range, ns relative to each start */
+	bool empty;                   /* no IO in range (with --allow-empty) */
+	bool lat_ok;                  /* some trace has D or C events */
+	char notes[4][200];
+	size_t nnotes;
+} plot_data;
+
+/* load.c: read every trace, fill stats, density and series. 0, or a
+ * negative br_code with err naming the file. */
+int plot_load(const plot_opts *o, plot_data *d, br_error *err);
+void plot_data_free(plot_data *d);
+
+/* csv.c */
+int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
+
+/* render.c: the whole figure to a file chosen by extension. */
+int plot_render_file(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
+
+/* figure.c helpers shared with the movie */
+int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err);
+
+/* true when the name ends in an extension we can write */
+bool plot_output_ok(const char *path);
+bool plot_movie_name_ok(const char *path);
+
+/* movie.c: APNG of the io panel with a sliding window. */
+int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
+
+#endif

@@ -1,0 +1,335 @@
+/* test_stats.c — the shared statistics (blkreel/stats.h) on hand-built
+ * traces whose answers are worked out in the comments: throughput, IOPS,
+ * the last partial bucket, seeks with the 128-sector rule, Q→D→C pairing
+ * with merges, splits, remaps, requeues and IOs that never complete, the
+ * in-flight integral, the histogram, coarsening, and the event-kind
+ * fallback. */
+#include <criterion/criterion.h>
+#include <endian.h>
+#include <math.h>
+#include <string.h>
+
+#include "blkreel/stats.h"
+
+#define MS 1000000ull
+#define US 1000ull
+#define SEC 1000000000ull
+#define T0 (5 * SEC) /* traces do not start at 0 */
+#define R BLK_TC_ACT(BLK_TC_READ)
+#define W BLK_TC_ACT(BLK_TC_WRITE)
+#define DEV_A BR_MKDEV(8, 0)
+#define DEV_B BR_MKDEV(8, 16)
+
+static br_stats *S;
+static br_error E;
+
+static void setup(void)
+{
+	cr_assert_eq(br_stats_new(&S, &(br_stats_opts){ .latency_series = true }, &E), 0);
+}
+
+static void teardown(void)
+{
+	br_stats_free(S);
+}
+
+static void ev_dev(uint64_t t, unsigned code, uint32_t rw, uint64_t sector, uint32_t bytes, uint32_t dev)
+{
+	br_event ev = { .time = T0 + t, .sector = sector, .bytes = bytes,
+			.action = rw | code, .device = dev, .pid = 1 };
+	cr_assert_eq(br_stats_add(S, &ev, &E), 0);
+}
+
+static void ev(uint64_t t, unsigned code, uint32_t rw, uint64_t sector, uint32_t bytes)
+{
+	ev_dev(t, code, rw, sector, bytes, DEV_A);
+}
+
+static const br_stats_totals *finish(void)
+{
+	cr_assert_eq(br_stats_finish(S, &E), 0);
+	return br_stats_get_totals(S);
+}
+
+TestSuite(stats, .init = setup, .fini = teardown);
+
+/* Three 4 KiB reads and one 8 KiB write completed at 0, 0.5, 1.2, 1.6 s.
+ * 1 s buckets: [0,1) has 2 reads = 8192 B over 1 s; [1,1.6] has the write
+ * and a read over 0.6 s (+1 ns: the last instant is inside). */
+Test(stats, throughput_and_iops_on_completions)
+{
+	ev(0, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(500 * MS, __BLK_TA_COMPLETE, R, 8, 4096);
+	ev(1200 * MS, __BLK_TA_COMPLETE, W, 100, 8192);
+	ev(1600 * MS, __BLK_TA_COMPLETE, R, 16, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->io_kind, BR_KIND_C);
+	cr_expect_eq(t->ios[BR_SDIR_READ], 3);
+	cr_expect_eq(t->ios[BR_SDIR_WRITE], 1);
+	cr_expect_eq(t->bytes[BR_SDIR_READ], 12288);
+	cr_expect_eq(t->bytes[BR_SDIR_WRITE], 8192);
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, SEC, 0, 0, &s, &E), 0);
+	cr_assert_eq(s.n, 2);
+	cr_expect_eq(s.b[0].bytes[BR_SDIR_READ], 8192);
+	cr_expect_eq(s.b[0].covered_ns, SEC);
+	cr_expect_float_eq(br_stats_bucket_mbps(&s.b[0], BR_SDIR_READ), 0.008192, 1e-9);
+	cr_expect_float_eq(br_stats_bucket_iops(&s.b[0]), 2.0, 1e-9);
+	cr_expect_eq(s.b[1].covered_ns, 600 * MS + 1);
+	cr_expect_eq(s.b[1].bytes[BR_SDIR_WRITE], 8192);
+	cr_expect_float_eq(br_stats_bucket_iops(&s.b[1]), 2 / 0.600000001, 1e-6);
+	cr_expect_float_eq(br_stats_bucket_mbps(&s.b[1], -1), 12288 / 1e6 / 0.600000001, 1e-9);
+	br_stats_series_free(&s);
+}
+
+/* Events at 0, 0.9 and 2.1 s in 1 s buckets: the last bucket covers 0.1 s,
+ * less than half a width, so it is folded into [1,2): no inflated rate. */
+Test(stats, short_last_bucket_is_folded)
+{
+	ev(0, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(900 * MS, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(2100 * MS, __BLK_TA_COMPLETE, R, 0, 4096);
+	finish();
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, SEC, 0, 0, &s, &E), 0);
+	cr_assert_eq(s.n, 2);
+	cr_expect_eq(s.b[1].ios[BR_SDIR_READ], 1);
+	cr_expect_eq(s.b[1].covered_ns, SEC + 100 * MS + 1);
+	cr_expect_float_eq(br_stats_bucket_iops(&s.b[1]), 1 / 1.100000001, 1e-9);
+	br_stats_series_free(&s);
+}
+
+/* Seeks on D, per device: [0,8) then 136 (exactly 128 away: no seek), then
+ * 273 (129 past the end at 144: seek), then back to 0 (281 away: seek).
+ * Device B's first IO is not a seek even though it is far away. */
+Test(stats, seeks_use_the_128_sector_rule_per_device)
+{
+	ev(0, __BLK_TA_ISSUE, R, 0, 4096);
+	ev_dev(1 * MS, __BLK_TA_ISSUE, R, 999999, 4096, DEV_B);
+	ev(2 * MS, __BLK_TA_ISSUE, R, 136, 4096);
+	ev(3 * MS, __BLK_TA_ISSUE, R, 273, 4096);
+	ev(4 * MS, __BLK_TA_ISSUE, R, 0, 4096);
+	ev_dev(5 * MS, __BLK_TA_ISSUE, R, 1000007, 4096, DEV_B); /* 0 away */
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->seek_kind, BR_KIND_D);
+	cr_expect_eq(t->seeks, 2);
+	cr_expect_eq(t->seek_candidates, 6);
+	cr_expect_eq(t->ndevices, 2);
+	/* only D events: IOs fall back to D as well */
+	cr_expect_eq(t->io_kind, BR_KIND_D);
+}
+
+Test(stats, kind_falls_back_to_queue_events)
+{
+	ev(0, __BLK_TA_QUEUE, W, 0, 4096);
+	ev(1 * MS, __BLK_TA_QUEUE, W, 1000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->io_kind, BR_KIND_Q);
+	cr_expect_eq(t->seek_kind, BR_KIND_Q);
+	cr_expect_eq(t->seeks, 1);
+	cr_expect_eq(t->ios[BR_SDIR_WRITE], 2);
+	cr_expect_eq(t->never_issued, 2);
+	cr_expect_eq(t->d2c.count, 0);
+}
+
+/* One IO: Q at 0, D at 10 us, C at 100 us: D2C 90 us, Q2C 100 us. */
+Test(stats, simple_pairing)
+{
+	ev(0, __BLK_TA_QUEUE, R, 1000, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, R, 1000, 4096);
+	ev(100 * US, __BLK_TA_COMPLETE, R, 1000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->d2c.count, 1);
+	cr_expect_eq(t->d2c.min, 90 * US);
+	cr_expect_eq(t->q2c.min, 100 * US);
+	cr_expect_eq(t->q2c_bios, 1);
+	cr_expect_float_eq(t->q2c_bio_sum_ns, 100000.0, 1e-6);
+	cr_expect_eq(t->queued, 1);
+	cr_expect_eq(t->issued, 1);
+	cr_expect_eq(t->completed, 1);
+	cr_expect_eq(t->never_completed + t->never_issued + t->orphan_completions, 0);
+	cr_expect_eq(t->inflight_max, 1);
+	/* in flight from 10 to 100 us of a 100 us span */
+	cr_expect_float_eq(t->inflight_avg, 0.9, 1e-9);
+}
+
+/* Bio A [100,108) queued at 0; bio B [108,116) at 5 us back-merges into A;
+ * bio C [92,100) at 7 us front-merges. One request [92,116) issued at 10,
+ * completed at 50: D2C 40, Q2C 50 (earliest Q), per-bio Q2C sum
+ * 50 + 45 + 43 = 138 us over 3 bios. */
+Test(stats, merges_fold_bios_into_one_request)
+{
+	ev(0, __BLK_TA_QUEUE, W, 100, 4096);
+	ev(5 * US, __BLK_TA_QUEUE, W, 108, 4096);
+	ev(5 * US, __BLK_TA_BACKMERGE, W, 108, 4096);
+	ev(7 * US, __BLK_TA_QUEUE, W, 92, 4096);
+	ev(7 * US, __BLK_TA_FRONTMERGE, W, 92, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, W, 92, 12288);
+	ev(50 * US, __BLK_TA_COMPLETE, W, 92, 12288);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->merged, 2);
+	cr_expect_eq(t->queued, 3);
+	cr_expect_eq(t->d2c.count, 1);
+	cr_expect_eq(t->d2c.min, 40 * US);
+	cr_expect_eq(t->q2c.min, 50 * US);
+	cr_expect_eq(t->q2c_bios, 3);
+	cr_expect_float_eq(t->q2c_bio_sum_ns, 138000.0, 1e-6);
+	cr_expect_eq(t->never_issued + t->never_completed, 0);
+}
+
+/* Q 0, D 10, R 20 (back to the queue), D 30, C 70: D2C counts from the
+ * last D (40 us); in flight [10,20) and [30,70) = 50 of 70 us. */
+Test(stats, requeue_restarts_device_time)
+{
+	ev(0, __BLK_TA_QUEUE, R, 0, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(20 * US, __BLK_TA_REQUEUE, R, 0, 4096);
+	ev(30 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(70 * US, __BLK_TA_COMPLETE, R, 0, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->requeues, 1);
+	cr_expect_eq(t->d2c.min, 40 * US);
+	cr_expect_eq(t->q2c.min, 70 * US);
+	cr_expect_eq(t->inflight_max, 1);
+	cr_expect_float_eq(t->inflight_avg, 50.0 / 70.0, 1e-9);
+}
+
+/* Counted, not dropped: one IO issued and never completed, one queued and
+ * never issued, one completion that matches nothing. */
+Test(stats, ios_that_never_complete_are_counted)
+{
+	ev(0, __BLK_TA_QUEUE, R, 0, 4096);
+	ev(5 * US, __BLK_TA_QUEUE, R, 5000, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(20 * US, __BLK_TA_COMPLETE, R, 777, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->never_completed, 1);
+	cr_expect_eq(t->never_issued, 1);
+	cr_expect_eq(t->orphan_completions, 1);
+	cr_expect_eq(t->d2c.count, 0);
+}
+
+/* Bio [0,16) queued at 0 is split at sector 8: both halves keep Q = 0.
+ * D 2 and 3 us, C 10 and 12 us: D2C 8 and 9, Q2C 10 and 12 us. */
+Test(stats, split_halves_keep_their_queue_time)
+{
+	ev(0, __BLK_TA_QUEUE, R, 0, 8192);
+	uint64_t at = htobe64(8);
+	br_event x = { .time = T0 + 1 * US, .sector = 0, .bytes = 8192, .action = R | __BLK_TA_SPLIT,
+		       .device = DEV_A, .pdu = (const uint8_t *)&at, .pdu_len = 8 };
+	cr_assert_eq(br_stats_add(S, &x, &E), 0);
+	ev(2 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(3 * US, __BLK_TA_ISSUE, R, 8, 4096);
+	ev(10 * US, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(12 * US, __BLK_TA_COMPLETE, R, 8, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->splits, 1);
+	cr_expect_eq(t->d2c.count, 2);
+	cr_expect_eq(t->d2c.min, 8 * US);
+	cr_expect_eq(t->d2c.max, 9 * US);
+	cr_expect_eq(t->q2c.min, 10 * US);
+	cr_expect_eq(t->q2c.max, 12 * US);
+	cr_expect_eq(t->never_issued + t->never_completed, 0);
+}
+
+/* A bio queued on a dm device (253,0) at 0 is remapped (A) to sector 5000
+ * of 8,0 at 1 us and queued there again at 2 us: one IO whose Q2C runs from
+ * the first Q (10 us), counted once. */
+Test(stats, remap_keeps_the_first_queue_time)
+{
+	uint32_t dm = BR_MKDEV(253, 0);
+	ev_dev(0, __BLK_TA_QUEUE, W, 1000, 4096, dm);
+	struct blk_io_trace_remap rp = { .device_from = htobe32(dm), .device_to = htobe32(DEV_A),
+					 .sector_from = htobe64(1000) };
+	br_event a = { .time = T0 + 1 * US, .sector = 5000, .bytes = 4096, .action = W | __BLK_TA_REMAP,
+		       .device = DEV_A, .pdu = (const uint8_t *)&rp, .pdu_len = sizeof(rp) };
+	cr_assert_eq(br_stats_add(S, &a, &E), 0);
+	ev(2 * US, __BLK_TA_QUEUE, W, 5000, 4096);
+	ev(3 * US, __BLK_TA_ISSUE, W, 5000, 4096);
+	ev(10 * US, __BLK_TA_COMPLETE, W, 5000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->remaps, 1);
+	cr_expect_eq(t->queued, 1);
+	cr_expect_eq(t->q2c.count, 1);
+	cr_expect_eq(t->q2c.min, 10 * US);
+	cr_expect_eq(t->d2c.min, 7 * US);
+	cr_expect_eq(t->never_issued, 0);
+}
+
+/* D 0, D 10, C 20, C 40 (us): in flight 1,2,1 -> area 10+20+20 = 50 over
+ * 40 us = 1.25; max 2. In 10 us buckets: averages 1, 2, 1, 1. */
+Test(stats, in_flight_over_time)
+{
+	ev(0, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, R, 800, 4096);
+	ev(20 * US, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(40 * US, __BLK_TA_COMPLETE, R, 800, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->inflight_max, 2);
+	cr_expect_float_eq(t->inflight_avg, 1.25, 1e-9);
+	cr_expect_eq(t->orphan_issues, 2);
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, 10 * US, 0, 0, &s, &E), 0);
+	cr_assert_eq(s.n, 4); /* the 1 ns bucket at 40 us is folded into the 4th */
+	cr_expect_float_eq(s.b[0].inflight_avg, 1.0, 1e-9);
+	cr_expect_float_eq(s.b[1].inflight_avg, 2.0, 1e-9);
+	cr_expect_float_eq(s.b[2].inflight_avg, 1.0, 1e-9);
+	cr_expect_eq(s.b[1].inflight_max, 2);
+	br_stats_series_free(&s);
+}
+
+/* A long trace: one completion a second for 3 hours makes the 10 us base
+ * buckets coarsen to 10 s; totals survive and series stay bounded. */
+Test(stats, buckets_coarsen_and_keep_totals)
+{
+	for (uint64_t i = 0; i <= 3 * 3600; i++)
+		ev(i * SEC, __BLK_TA_COMPLETE, R, i * 8, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->ios[BR_SDIR_READ], 3 * 3600 + 1);
+	uint64_t bw = br_stats_base_width(S);
+	cr_expect_eq(bw, 10 * SEC);
+	uint64_t w = br_stats_pick_width(S, 300);
+	cr_expect_eq(w, 50 * SEC); /* 10800 s / 300 = 36 s -> 50 s */
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, w, 0, 0, &s, &E), 0);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < s.n; i++)
+		sum += s.b[i].ios[BR_SDIR_READ];
+	cr_expect_eq(sum, 3 * 3600 + 1);
+	cr_expect_leq(s.n, 217);
+	br_stats_series_free(&s);
+}
+
+Test(stats, pick_width_is_round)
+{
+	ev(0, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(180 * SEC, __BLK_TA_COMPLETE, R, 0, 4096);
+	finish();
+	cr_expect_eq(br_stats_pick_width(S, 300), 1 * SEC); /* minutes: 1 s */
+}
+
+Test(hist, quantiles_and_exact_small_values)
+{
+	br_hist h;
+	br_hist_clear(&h);
+	for (uint64_t v = 1; v <= 1000; v++)
+		br_hist_add(&h, v);
+	cr_expect_eq(h.count, 1000);
+	cr_expect_eq(h.min, 1);
+	cr_expect_eq(h.max, 1000);
+	cr_expect_float_eq(br_hist_mean(&h), 500.5, 1e-9);
+	double p50 = (double)br_hist_quantile(&h, 0.5), p99 = (double)br_hist_quantile(&h, 0.99);
+	cr_expect(fabs(p50 - 500) / 500 < 1.0 / 32, "p50 %g", p50);
+	cr_expect(fabs(p99 - 990) / 990 < 1.0 / 32, "p99 %g", p99);
+	cr_expect_eq(br_hist_quantile(&h, 1.0), 1000);
+	br_hist_clear(&h);
+	for (uint64_t v = 0; v < 16; v++)
+		br_hist_add(&h, v);
+	cr_expect_eq(br_hist_quantile(&h, 0.5), 7); /* the 8th of 0..15 */
+	for (unsigned b = 0; b < BR_HIST_BINS; b++) {
+		uint64_t lo, hi;
+		br_hist_bin_range(b, &lo, &hi);
+		cr_assert_eq(br_hist_bin(lo), b, "bin %u", b);
+		cr_assert_eq(br_hist_bin(hi - 1), b, "bin %u", b);
+	}
+}

@@ -20,6 +20,7 @@ typedef struct tfs_cpu {
 	int fd;
 	size_t have;            /* bytes of a partial record carried over */
 	uint64_t overrun0, dropped0;
+	uint64_t lost_lines;    /* "CPU:N [LOST M EVENTS]" seen in the pipe */
 	uint8_t *buf;
 } tfs_cpu;
 
@@ -166,6 +167,18 @@ static int parse(tfs_state *st, unsigned c, cap_sink *sink, br_error *err)
 	while (p->have - off >= BR_RECORD_SIZE) {
 		const uint8_t *raw = p->buf + off;
 		unsigned version;
+		if (memcmp(raw, "CPU:", 4) == 0) {
+			/* After an overrun trace_pipe says so in text, even in bin mode:
+			 * "CPU:0 [LOST 123 EVENTS]\n". Count it; the stats file agrees. */
+			const uint8_t *nl = memchr(raw, '\n', p->have - off);
+			if (!nl)
+				break;
+			const char *lost = memmem(raw, (size_t)(nl - raw), "[LOST ", 6);
+			if (lost)
+				p->lost_lines += strtoull(lost + 6, NULL, 10);
+			off += (size_t)(nl - raw) + 1;
+			continue;
+		}
 		if (br_record_probe_magic(raw, &version) != 0)
 			return br_error_set(err, BR_EFORMAT, 0, T "/per_cpu/cpuN/trace_pipe", -1,
 					    "cpu %u: not a blk_io_trace record (is options/bin still 1?)", c);
@@ -247,7 +260,9 @@ static void tfs_drops(void *vst, uint64_t *drops, unsigned ncpu)
 		char path[128];
 		snprintf(path, sizeof path, T "/per_cpu/cpu%u/stats", c);
 		uint64_t o = cap_stats_value(path, "overrun"), d = cap_stats_value(path, "dropped events");
-		drops[c] += (o - st->cpu[c].overrun0) + (d - st->cpu[c].dropped0);
+		uint64_t n = (o - st->cpu[c].overrun0) + (d - st->cpu[c].dropped0);
+		/* the stats file is the complete count; the pipe's notes are a floor */
+		drops[c] += n > st->cpu[c].lost_lines ? n : st->cpu[c].lost_lines;
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@ typedef struct session {
 	bool child_done;
 	uint64_t *drops;
 	uint64_t t0;
-	uint64_t bytes_written; /* of the compressed file, taken before closing it */
+	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
 } session;
 
 static uint64_t now_ns(void)
@@ -391,11 +392,14 @@ int capture_run(const capture_cli *cli)
 	const char *be_name = s.be->name;
 	if (release_backend(&s))
 		failed = true;
-	s.bytes_written = br_writer_bytes(s.out.w[0]);
+	s.bytes_written = s.out.n ? br_writer_bytes(s.out.w[0]) : 0;
 	if ((rc = cap_outputs_close(&s.out, &err))) {
 		say_error("finishing the output", &err);
 		failed = true;
 	}
+	struct stat fst;
+	if (strcmp(s.out.gz_path, "-") && stat(s.out.gz_path, &fst) == 0)
+		s.bytes_written = (uint64_t)fst.st_size;
 	if (!cli->quiet) {
 		s.be = &(cap_backend_ops){ .name = be_name };
 		summary(&s, secs);

@@ -1,9 +1,11 @@
 #include "tracer_lock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -31,6 +33,42 @@ static int lock_holder(ino_t ino)
 	}
 	fclose(f);
 	return found;
+}
+
+/* Processes that have the lock file open, other than us (flock(1) in a
+ * script takes the lock for the shell's descriptor and exits, so the pid in
+ * /proc/locks may be gone: the shell that keeps the descriptor holds it). */
+static int openers(ino_t ino, int *pids, int max)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	int n = 0;
+	struct dirent *pe;
+	while (n < max && (pe = readdir(proc))) {
+		int pid = atoi(pe->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		char dir[64];
+		snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+		DIR *fds = opendir(dir);
+		if (!fds)
+			continue;
+		struct dirent *fe;
+		while ((fe = readdir(fds))) {
+			char path[384];
+			struct stat st;
+			snprintf(path, sizeof path, "%s/%s", dir, fe->d_name);
+			if (fe->d_name[0] != '.' && stat(path, &st) == 0 && st.st_ino == ino &&
+			    S_ISREG(st.st_mode)) {
+				pids[n++] = pid;
+				break;
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return n;
 }
 
 static int parent_of(int pid)
@@ -88,6 +126,19 @@ int cap_tracer_lock(br_error *err)
 			return br_error_set(err, BR_ESYS, e, CAP_TRACER_LOCK, -1, "cannot lock");
 		if (holder && is_ancestor(holder))
 			return CAP_LOCK_INHERITED;
+		char probe[64];
+		snprintf(probe, sizeof probe, "/proc/%d", holder);
+		if (!holder || access(probe, F_OK)) {
+			int pids[16];
+			int n = openers(st.st_ino, pids, 16);
+			holder = 0;
+			for (int i = 0; i < n; i++) {
+				if (is_ancestor(pids[i]))
+					return CAP_LOCK_INHERITED;
+				if (!holder)
+					holder = pids[i];
+			}
+		}
 		char name[32];
 		comm_of(holder, name, sizeof name);
 		if (holder)

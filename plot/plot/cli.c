@@ -31,6 +31,8 @@ static void usage(FILE *fp)
 "                           trace's start\n"
 "  -z, --offset=A:B         offset range of the io panel in MB (default: the\n"
 "                           busy region, stated on the figure)\n"
+"  -b, --bucket=DURATION    bucket width of the line panels and the CSV\n"
+"                           (default: from the span, about 4 pixels each)\n"
 "  -r, --rolling=DURATION   moving average of the line panels over DURATION\n"
 "      --dev=MAJ,MIN        only this device\n"
 "  -P, --by-process         colour the io panel by process\n"
@@ -168,6 +170,7 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		{ "time", required_argument, NULL, 'x' },
 		{ "offset", required_argument, NULL, 'z' },
 		{ "rolling", required_argument, NULL, 'r' },
+		{ "bucket", required_argument, NULL, 'b' },
 		{ "dev", required_argument, NULL, OPT_DEV },
 		{ "by-process", no_argument, NULL, 'P' },
 		{ "stack", no_argument, NULL, OPT_STACK },
@@ -183,7 +186,7 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 	unsigned no_panels = 0;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:l:o:T:F:x:z:r:PqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:l:o:T:F:x:z:r:b:PqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (o->ntraces == PLOT_MAX_TRACES)
@@ -247,6 +250,10 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		case 'r':
 			if (br_parse_duration_ns(optarg, &o->avg_window_ns))
 				return bad("-r wants a duration (2, 500ms), not '%s'", optarg);
+			break;
+		case 'b':
+			if (br_parse_duration_ns(optarg, &o->bucket_ns) || o->bucket_ns < 1000)
+				return bad("-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
 			break;
 		case OPT_DEV: {
 			unsigned ma, mi;

@@ -174,6 +174,20 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 			break;
 		w /= 10;
 	}
+	if (o->bucket_ns) {
+		/* a multiple of every trace's base width */
+		w = o->bucket_ns;
+		for (size_t i = 0; i < d->n; i++) {
+			uint64_t bw = br_stats_base_width(d->tr[i].stats);
+			if (w % bw)
+				w = (w / bw + 1) * bw;
+		}
+		if (w != o->bucket_ns) {
+			char a[32];
+			snprintf(a, sizeof(a), "%.9g s", (double)w / 1e9);
+			add_note(d, "-b rounded up to %s, a multiple of the internal bucket%s", a, "");
+		}
+	}
 	d->width_ns = w;
 	for (size_t i = 0; i < d->n; i++) {
 		int rc = br_stats_series_get(d->tr[i].stats, w, d->t0, d->t1 + 1, &d->tr[i].ser, err);

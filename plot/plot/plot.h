@@ -33,6 +33,7 @@ typedef struct plot_opts {
 	bool has_z;
 	double z0, z1;               /* MB */
 	uint64_t avg_window_ns;      /* -r; 0 = none */
+	uint64_t bucket_ns;          /* -b; 0 = chosen from the span */
 	unsigned movie_frames;
 	const char *cmdline;         /* for the PNG text chunk */
 	bool quiet;

@@ -1,0 +1,474 @@
+/* test_plot.c — blkreel-plot end to end: CSV numbers against answers
+ * worked out by hand and against a real sample, the PNG read back with
+ * libpng (size, read/write colours where the IOs are, empty background
+ * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
+ * input (exit 2 for usage, 1 for data, never a half-written figure). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "blkreel/event.h"
+#include "blkreel/writer.h"
+
+#define MS 1000000ull
+#define US 1000ull
+#define T0 1000000000ull
+#define R BLK_TC_ACT(BLK_TC_READ)
+#define W BLK_TC_ACT(BLK_TC_WRITE)
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = tu_tmpdir();
+	cr_assert(dir);
+}
+
+static void teardown(void)
+{
+	tu_tmpdir_remove(dir);
+}
+
+TestSuite(plot, .init = setup, .fini = teardown, .timeout = 120);
+
+typedef struct tev {
+	uint64_t t;
+	unsigned code;
+	uint32_t rw;
+	uint64_t sector;
+	uint32_t bytes;
+} tev;
+
+/* A blk_io_trace stream file of these events (device 8,0). */
+static const char *write_trace(const char *name, const tev *e, size_t n)
+{
+	static char path[4][1024];
+	static int k;
+	char *p = path[k++ & 3];
+	snprintf(p, 1024, "%s/%s", dir, name);
+	br_writer *w;
+	br_error err;
+	cr_assert_eq(br_writer_open(&w, BR_OUT_STREAM, p, NULL, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		br_event ev = { .time = T0 + e[i].t, .sector = e[i].sector, .bytes = e[i].bytes,
+				.action = e[i].rw | e[i].code, .device = BR_MKDEV(8, 0), .pid = 42,
+				.sequence = (uint32_t)i };
+		cr_assert_eq(br_writer_write(w, &ev, &err), 0);
+	}
+	cr_assert_eq(br_writer_close(w, &err), 0);
+	return p;
+}
+
+/* Field col of CSV line `line` (0 = header) as a double. */
+static double csv_field(const char *csv, int line, int col)
+{
+	const char *p = csv;
+	for (int i = 0; i < line; i++) {
+		p = strchr(p, '\n');
+		cr_assert(p, "CSV has no line %d", line);
+		p++;
+	}
+	for (int i = 0; i < col; i++) {
+		p = strchr(p, ',');
+		cr_assert(p, "CSV line %d has no column %d", line, col);
+		p++;
+	}
+	return strtod(p, NULL);
+}
+
+enum { C_START = 2, C_COVERED, C_KIND, C_RIOS, C_WIOS, C_OIOS, C_RBYTES, C_WBYTES, C_OBYTES,
+       C_SEEKS, C_RMBPS, C_WMBPS, C_TMBPS, C_IOPS, C_SEEKPS, C_D2C50, C_D2C99, C_Q2C50, C_Q2C99,
+       C_COMPL, C_INFL_AVG, C_INFL_MAX };
+
+static int plot(char **out, char **err, const char *args)
+{
+	return tu_runf(out, NULL, err, "cd '%s' && '%s' -q %s", dir, tu_bin("blkreel-plot"), args);
+}
+
+/* Four IOs, each Q, D 100 us later, C 900 us after that:
+ *   read  [0,8)          at 0       first IO: no seek
+ *   read  [8,16)         at 300 ms  starts where the last ended: no seek
+ *   write [100000,+8)    at 1200 ms seek
+ *   read  [16,24)        at 1900 ms seek (99992 sectors back)
+ * 1 s buckets: [0,1): 2 reads, 8192 B, 2 IO/s, 0 seeks.
+ * [1, 1.9009]: covered 0.9009 s (+1 ns), 1 read + 1 write, 2 seeks.
+ * Every D2C is 900 us, Q2C 1000 us (histogram bins: within 1/32). In flight
+ * at most 1; in [0,1) for 2 x 0.9 ms = 1.8 ms of 1 s. */
+static const tev four[] = {
+	{ 0, __BLK_TA_QUEUE, R, 0, 4096 },
+	{ 100 * US, __BLK_TA_ISSUE, R, 0, 4096 },
+	{ 1000 * US, __BLK_TA_COMPLETE, R, 0, 4096 },
+	{ 300 * MS, __BLK_TA_QUEUE, R, 8, 4096 },
+	{ 300 * MS + 100 * US, __BLK_TA_ISSUE, R, 8, 4096 },
+	{ 301 * MS, __BLK_TA_COMPLETE, R, 8, 4096 },
+	{ 1200 * MS, __BLK_TA_QUEUE, W, 100000, 4096 },
+	{ 1200 * MS + 100 * US, __BLK_TA_ISSUE, W, 100000, 4096 },
+	{ 1201 * MS, __BLK_TA_COMPLETE, W, 100000, 4096 },
+	{ 1900 * MS, __BLK_TA_QUEUE, R, 16, 4096 },
+	{ 1900 * MS + 100 * US, __BLK_TA_ISSUE, R, 16, 4096 },
+	{ 1901 * MS, __BLK_TA_COMPLETE, R, 16, 4096 },
+};
+
+static char *read_text(const char *name)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	size_t len;
+	uint8_t *b = tu_read_file(path, &len);
+	if (!b)
+		return NULL;
+	char *s = realloc(b, len + 1);
+	s[len] = 0;
+	return s;
+}
+
+static bool exists(const char *name)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* No leftover temporary files beside the outputs. */
+static void assert_no_tmp(void)
+{
+	char *out = NULL;
+	tu_runf(&out, NULL, NULL, "ls '%s' | grep -c tmp- || true", dir);
+	cr_expect_eq(atoi(out), 0, "temporary files left: %s", out);
+	free(out);
+}
+
+Test(plot, csv_matches_hand_computed_answers)
+{
+	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
+	char *err = NULL;
+	int rc = plot(NULL, &err, "-t four.blktrace -b 1 -o f.png --csv f.csv");
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	free(err);
+	char *csv = read_text("f.csv");
+	cr_assert(csv);
+	cr_assert_eq(tu_count_lines(csv, ","), 3, "%s", csv); /* header + 2 buckets */
+	cr_expect_float_eq(csv_field(csv, 1, C_START), 0.0, 1e-12);
+	cr_expect_float_eq(csv_field(csv, 1, C_COVERED), 1.0, 1e-12);
+	cr_expect_eq(csv_field(csv, 1, C_RIOS), 2);
+	cr_expect_eq(csv_field(csv, 1, C_WIOS), 0);
+	cr_expect_eq(csv_field(csv, 1, C_RBYTES), 8192);
+	cr_expect_eq(csv_field(csv, 1, C_SEEKS), 0);
+	cr_expect_float_eq(csv_field(csv, 1, C_IOPS), 2.0, 1e-9);
+	cr_expect_float_eq(csv_field(csv, 1, C_RMBPS), 0.008192, 1e-9);
+	cr_expect(fabs(csv_field(csv, 1, C_D2C50) - 900) / 900 < 1.0 / 32);
+	cr_expect(fabs(csv_field(csv, 1, C_Q2C50) - 1000) / 1000 < 1.0 / 32);
+	cr_expect_eq(csv_field(csv, 1, C_COMPL), 2);
+	cr_expect_float_eq(csv_field(csv, 1, C_INFL_AVG), 0.0018, 1e-4);
+	cr_expect_eq(csv_field(csv, 1, C_INFL_MAX), 1);
+	/* second bucket: from 1 s to the last event at 1.901 s */
+	cr_expect_float_eq(csv_field(csv, 2, C_START), 1.0, 1e-12);
+	cr_expect_float_eq(csv_field(csv, 2, C_COVERED), 0.901000001, 1e-9);
+	cr_expect_eq(csv_field(csv, 2, C_RIOS), 1);
+	cr_expect_eq(csv_field(csv, 2, C_WIOS), 1);
+	cr_expect_eq(csv_field(csv, 2, C_WBYTES), 4096);
+	cr_expect_eq(csv_field(csv, 2, C_SEEKS), 2);
+	cr_expect_float_eq(csv_field(csv, 2, C_SEEKPS), 2 / 0.901000001, 1e-3);
+	cr_expect_float_eq(csv_field(csv, 2, C_TMBPS), 8192 / 1e6 / 0.901000001, 1e-6);
+	free(csv);
+	assert_no_tmp();
+}
+
+/* The real sample: IOs and sectors in the CSV add up to what blkparse-style
+ * text output of the same trace shows for completions with a length. */
+Test(plot, csv_totals_match_the_real_sample)
+{
+	char *err = NULL, *out = NULL;
+	char args[2048];
+	snprintf(args, sizeof(args), "-t '%s' -o s.png --csv s.csv", tu_sample("ext4-loop"));
+	int rc = plot(NULL, &err, args);
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	free(err);
+	char *csv = read_text("s.csv");
+	cr_assert(csv);
+	double ios = 0, bytes = 0;
+	size_t lines = tu_count_lines(csv, ",");
+	for (size_t i = 1; i < lines; i++) {
+		ios += csv_field(csv, (int)i, C_RIOS) + csv_field(csv, (int)i, C_WIOS) +
+		       csv_field(csv, (int)i, C_OIOS);
+		bytes += csv_field(csv, (int)i, C_RBYTES) + csv_field(csv, (int)i, C_WBYTES) +
+			 csv_field(csv, (int)i, C_OBYTES);
+	}
+	free(csv);
+	rc = tu_runf(&out, NULL, NULL,
+		     "'%s' '%s' | awk '$6==\"C\" && $9==\"+\" && $10>0 {n++; s+=$10} END {print n, s*512}'",
+		     tu_bin("blkreel-parse"), tu_sample("ext4-loop"));
+	cr_assert_eq(rc, 0);
+	double n_ref = 0, b_ref = 0;
+	cr_assert_eq(sscanf(out, "%lf %lf", &n_ref, &b_ref), 2, "%s", out);
+	free(out);
+	cr_expect_eq(ios, n_ref);
+	cr_expect_eq(bytes, b_ref);
+	cr_expect_gt(n_ref, 400);
+}
+
+typedef struct image {
+	png_image img;
+	uint8_t *px;
+} image;
+
+static image read_png(const char *name)
+{
+	image im;
+	memset(&im, 0, sizeof(im));
+	im.img.version = PNG_IMAGE_VERSION;
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert(png_image_begin_read_from_file(&im.img, path), "libpng: %s", im.img.message);
+	im.img.format = PNG_FORMAT_RGB;
+	im.px = malloc(PNG_IMAGE_SIZE(im.img));
+	cr_assert(png_image_finish_read(&im.img, NULL, im.px, 0, NULL), "libpng: %s", im.img.message);
+	return im;
+}
+
+/* The palette's read blue (0,114,178) and write orange (230,159,0), shaded
+ * darker or lighter with density: classify by hue. */
+static int colour_class(const uint8_t *p)
+{
+	int r = p[0], g = p[1], b = p[2];
+	if (b > r + 60 && b > g + 20)
+		return 1; /* read */
+	if (r > b + 100 && g > b + 40)
+		return 2; /* write */
+	return 0;
+}
+
+/* Reads at 100 MB and writes at 900 MB with -z 0:1000: read-coloured
+ * pixels lie low in the io panel, write-coloured ones high, and the band
+ * between them stays background. */
+Test(plot, png_pixels_show_reads_and_writes_where_they_are)
+{
+	tev e[400];
+	size_t n = 0;
+	for (int i = 0; i < 200; i++) {
+		uint64_t t = (uint64_t)i * 5 * MS;
+		e[n++] = (tev){ t, __BLK_TA_COMPLETE, R, 195312 + (uint64_t)i * 8, 4096 };
+		e[n++] = (tev){ t + 1 * MS, __BLK_TA_COMPLETE, W, 1757812 + (uint64_t)i * 8, 4096 };
+	}
+	write_trace("rw.blktrace", e, n);
+	char *err = NULL;
+	int rc = plot(NULL, &err, "-t rw.blktrace --panels io -z 0:1000 -F 800x600 -o rw.png");
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	free(err);
+	image im = read_png("rw.png");
+	cr_expect_eq(im.img.width, 800);
+	cr_expect_eq(im.img.height, 600);
+	long ry0 = 100000, ry1 = -1, wy0 = 100000, wy1 = -1, nr = 0, nw = 0;
+	for (unsigned y = 0; y < im.img.height; y++)
+		for (unsigned x = 0; x < im.img.width; x++) {
+			int c = colour_class(im.px + 3 * ((size_t)y * im.img.width + x));
+			if (c == 1) {
+				nr++;
+				ry0 = y < ry0 ? y : ry0;
+				ry1 = (long)y > ry1 ? (long)y : ry1;
+			} else if (c == 2) {
+				nw++;
+				wy0 = y < wy0 ? y : wy0;
+				wy1 = (long)y > wy1 ? (long)y : wy1;
+			}
+		}
+	/* the legend has one swatch of each colour at the top: ignore the top
+	 * 60 pixels by requiring many marks */
+	cr_expect_gt(nr, 300, "read pixels %ld", nr);
+	cr_expect_gt(nw, 300, "write pixels %ld", nw);
+	/* marks: recount below the legend */
+	long rmin = 100000, wmax = -1;
+	for (unsigned y = 80; y < im.img.height; y++)
+		for (unsigned x = 0; x < im.img.width; x++) {
+			int c = colour_class(im.px + 3 * ((size_t)y * im.img.width + x));
+			if (c == 1 && (long)y < rmin)
+				rmin = y;
+			if (c == 2 && (long)y > wmax)
+				wmax = y;
+		}
+	cr_assert_gt(wmax, 0);
+	cr_expect_gt(rmin, wmax + 100, "reads (from y=%ld) must lie well below writes (to y=%ld)", rmin, wmax);
+	/* the band between is background: white or light grid grey */
+	for (long y = wmax + 20; y < rmin - 20; y++)
+		for (unsigned x = 200; x < 700; x++) {
+			const uint8_t *p = im.px + 3 * ((size_t)y * im.img.width + x);
+			cr_assert(p[0] >= 0xd0 && p[1] >= 0xd0 && p[2] >= 0xd0,
+				  "pixel %u,%ld is (%d,%d,%d), expected background", x, y, p[0], p[1], p[2]);
+		}
+	free(im.px);
+}
+
+/* Every panel gets ink: split the figure's height in bands and check
+ * non-background pixels in each of the default panels. */
+Test(plot, every_panel_is_drawn_and_sizes_are_kept)
+{
+	char args[2048];
+	const char *sizes[] = { "800x600", "3000x2000" };
+	for (int k = 0; k < 2; k++) {
+		snprintf(args, sizeof(args), "-t '%s' -F %s -o s%d.png", tu_sample("ext4-loop"), sizes[k], k);
+		char *err = NULL;
+		int rc = plot(NULL, &err, args);
+		cr_assert_eq(rc, 0, "stderr: %s", err);
+		free(err);
+		char name[16];
+		snprintf(name, sizeof(name), "s%d.png", k);
+		image im = read_png(name);
+		unsigned w, h;
+		sscanf(sizes[k], "%ux%u", &w, &h);
+		cr_expect_eq(im.img.width, w);
+		cr_expect_eq(im.img.height, h);
+		/* ink in ten horizontal bands of the middle of the figure */
+		for (int band = 1; band < 9; band++) {
+			long ink = 0;
+			for (unsigned y = h * band / 10; y < h * (band + 1) / 10; y++)
+				for (unsigned x = w / 10; x < w; x++) {
+					const uint8_t *p = im.px + 3 * ((size_t)y * w + x);
+					if (p[0] < 0xc0 || p[1] < 0xc0 || p[2] < 0xc0)
+						ink++;
+				}
+			cr_expect_gt(ink, 0, "%s: band %d is blank", sizes[k], band);
+		}
+		free(im.px);
+	}
+}
+
+Test(plot, png_carries_the_command_and_summary)
+{
+	char args[2048];
+	snprintf(args, sizeof(args), "-t '%s' -l mylabel -o t.png", tu_sample("ext4-loop"));
+	cr_assert_eq(plot(NULL, NULL, args), 0);
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/t.png", dir);
+	size_t len;
+	uint8_t *b = tu_read_file(path, &len);
+	cr_assert(b);
+	cr_expect(memmem(b, len, "iTXtCommand", 11), "no Command text chunk");
+	cr_expect(memmem(b, len, "-l mylabel -o t.png", 19), "command line missing");
+	cr_expect(memmem(b, len, "iTXtTrace 1", 11), "no per-trace summary chunk");
+	cr_expect(memmem(b, len, "mylabel (", 9), "summary names the trace");
+	free(b);
+}
+
+Test(plot, svg_and_pdf_outputs)
+{
+	char args[2048];
+	snprintf(args, sizeof(args), "-t '%s' -o v.svg", tu_sample("ext4-loop"));
+	cr_assert_eq(plot(NULL, NULL, args), 0);
+	snprintf(args, sizeof(args), "-t '%s' -o v.pdf", tu_sample("ext4-loop"));
+	cr_assert_eq(plot(NULL, NULL, args), 0);
+	char *svg = read_text("v.svg"), *pdf = read_text("v.pdf");
+	cr_assert(svg && pdf);
+	cr_expect(strstr(svg, "<svg"), "not an SVG");
+	cr_expect_eq(strncmp(pdf, "%PDF-", 5), 0, "not a PDF");
+	free(svg);
+	free(pdf);
+}
+
+Test(plot, apng_movie_decodes_with_ffprobe)
+{
+	if (!tu_have("ffprobe"))
+		cr_skip_test("ffprobe not installed (apt-get install ffmpeg)");
+	char args[2048];
+	snprintf(args, sizeof(args), "-t '%s' -o m.png --movie movie.png --movie-frames 7",
+		 tu_sample("ext4-loop"));
+	char *err = NULL;
+	cr_assert_eq(plot(NULL, &err, args), 0, "stderr: %s", err);
+	free(err);
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL,
+			 "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+			 "stream=codec_name,width,height,nb_read_frames -of csv=p=0 '%s/movie.png'", dir);
+	cr_assert_eq(rc, 0, "ffprobe failed: %s", out);
+	cr_expect(strstr(out, "apng"), "codec: %s", out);
+	cr_expect(strstr(out, ",7"), "expected 7 frames: %s", out);
+	free(out);
+	/* and every frame decodes */
+	rc = tu_runf(&out, NULL, NULL, "ffmpeg -v error -i '%s/movie.png' -f null - 2>&1", dir);
+	cr_expect_eq(rc, 0, "ffmpeg decode: %s", out);
+	cr_expect(!out || !*out, "decoder complained: %s", out);
+	free(out);
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+static void expect_fail(const char *args, int code, const char *needle)
+{
+	char *err = NULL;
+	int rc = plot(NULL, &err, args);
+	cr_expect_eq(rc, code, "%s: exit %d, stderr: %s", args, rc, err);
+	cr_expect(err && strstr(err, needle), "%s: stderr lacks '%s': %s", args, needle, err);
+	free(err);
+}
+
+Test(plot, usage_errors_exit_2)
+{
+	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
+	expect_fail("-t four.blktrace --panels io,bogus -o x.png", 2, "unknown panel 'bogus'");
+	expect_fail("-t four.blktrace -x 5:2 -o x.png", 2, "-x 5:2");
+	expect_fail("-t four.blktrace -F 10x10 -o x.png", 2, "-F 10x10");
+	expect_fail("-t four.blktrace -F 99999x100 -o x.png", 2, "-F");
+	expect_fail("-t four.blktrace -o x.gif", 2, "x.gif");
+	expect_fail("-o x.png", 2, "no trace");
+	expect_fail("-t four.blktrace --frobnicate", 2, "--frobnicate");
+	cr_expect(!exists("x.png"));
+	char *out = NULL;
+	cr_expect_eq(plot(&out, NULL, "--help"), 0);
+	cr_expect(out && strstr(out, "Usage: blkreel-plot"));
+	free(out);
+}
+
+Test(plot, data_errors_exit_1_and_leave_no_file)
+{
+	expect_fail("-t no-such-file.blktrace -o x.png", 1, "no-such-file.blktrace");
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/garbage.bin", dir);
+	char junk[300];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 37 + 11);
+	cr_assert_eq(tu_write_file(path, junk, sizeof(junk)), 0);
+	expect_fail("-t garbage.bin -o x.png", 1, "garbage.bin");
+	/* a stream that breaks off in the middle of a record: file and offset */
+	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
+	tu_runf(NULL, NULL, NULL, "cd '%s' && head -c 100 four.blktrace > cut.blktrace", dir);
+	expect_fail("-t cut.blktrace -o x.png", 1, "cut.blktrace: byte 96");
+	cr_expect(!exists("x.png"));
+	assert_no_tmp();
+}
+
+Test(plot, nothing_in_range)
+{
+	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
+	expect_fail("-t four.blktrace -x 100:200 -o e.png", 1, "no IO in this range");
+	cr_expect(!exists("e.png"));
+	char *err = NULL;
+	cr_expect_eq(plot(NULL, &err, "-t four.blktrace -x 100:200 --allow-empty -o e.png"), 0, "%s", err);
+	free(err);
+	cr_expect(exists("e.png"));
+}
+
+/* Only Q events: IOs and seeks fall back to Q (the figure says so); the
+ * latency and queue-depth panels cannot be drawn and asking for them is a
+ * data error. */
+Test(plot, trace_with_only_queue_events)
+{
+	tev e[] = {
+		{ 0, __BLK_TA_QUEUE, W, 0, 4096 },
+		{ 10 * MS, __BLK_TA_QUEUE, W, 8, 4096 },
+		{ 20 * MS, __BLK_TA_QUEUE, W, 5000, 4096 },
+	};
+	write_trace("q.blktrace", e, 3);
+	char *err = NULL;
+	cr_expect_eq(plot(NULL, &err, "-t q.blktrace -b 10ms -o q.png --csv q.csv"), 0, "%s", err);
+	free(err);
+	char *csv = read_text("q.csv");
+	cr_assert(csv);
+	cr_expect(strstr(csv, ",Q,"), "io kind Q: %s", csv);
+	free(csv);
+	expect_fail("-t q.blktrace --panels io,lat -o q2.png", 1, "only queue (Q) events");
+	cr_expect(!exists("q2.png"));
+}

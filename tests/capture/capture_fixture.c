@@ -1,0 +1,247 @@
+#include "capture_fixture.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+cf_state cf;
+
+#define NWRITES 100
+#define NREADS 50
+
+void cf_setup(void)
+{
+	memset(&cf, 0, sizeof cf);
+	cf.lock = -1;
+}
+
+static void write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, value, strlen(value)) < 0) {
+			/* best effort: the checks in the tests say what is wrong */
+		}
+		close(fd);
+	}
+}
+
+static void read_small(const char *path, char *buf, size_t size)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+void cf_teardown(void)
+{
+	/* Kernel state first, whatever the test did: anything a killed capture
+	 * left is restored by --cleanup; then our device's enable, and the tracer
+	 * if it is still on (we hold the lock, so it is ours). */
+	if (cf.lock >= 0) {
+		tu_runf(NULL, NULL, NULL, "'%s' --cleanup >/dev/null 2>&1", tu_bin("blkreel-capture"));
+		char path[128], cur[64];
+		if (cf.name[0]) {
+			snprintf(path, sizeof path, "/sys/block/%s/trace/enable", cf.name);
+			read_small(path, cur, sizeof cur);
+			if (strcmp(cur, "1") == 0)
+				write_file(path, "0");
+		}
+		read_small("/sys/kernel/tracing/current_tracer", cur, sizeof cur);
+		if (strcmp(cur, "blk") == 0) {
+			write_file("/sys/kernel/tracing/current_tracer", "nop");
+			write_file("/sys/kernel/tracing/options/bin", "0");
+		}
+	}
+	if (cf.mnt[0])
+		umount2(cf.mnt, MNT_DETACH);
+	if (cf.loop[0])
+		tu_runf(NULL, NULL, NULL, "losetup -d '%s'", cf.loop);
+	tu_tmpdir_remove(cf.dir);
+	tu_tracer_unlock(cf.lock);
+	cf_setup();
+}
+
+void cf_kernel_test(unsigned mib)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root (block tracing, loop devices)");
+	if (access("/sys/kernel/tracing/available_tracers", R_OK) != 0)
+		cr_skip_test("no tracefs at /sys/kernel/tracing");
+	if (!tu_have("losetup"))
+		cr_skip_test("no losetup");
+	cf.lock = tu_tracer_lock();
+	cr_assert_geq(cf.lock, 0, "cannot take the tracer lock");
+	cf.dir = tu_tmpdir();
+	cr_assert_not_null(cf.dir);
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL, "truncate -s %uM '%s/disk.img' && losetup --find --show '%s/disk.img'",
+			 mib, cf.dir, cf.dir);
+	cr_assert_eq(rc, 0, "losetup failed");
+	cr_assert(out && strncmp(out, "/dev/loop", 9) == 0, "unexpected losetup output '%s'", out ? out : "");
+	snprintf(cf.loop, sizeof cf.loop, "%.*s", (int)strcspn(out, "\n"), out);
+	snprintf(cf.name, sizeof cf.name, "%.31s", cf.loop + 5);
+	free(out);
+}
+
+const char *cf_workload(void)
+{
+	static char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "fio --output=/dev/null --filename=%s --direct=1 --ioengine=psync "
+		 "--name=w --rw=write:64k --bs=64k --number_ios=%d --size=100M "
+		 "--name=r --stonewall --rw=read:252k --bs=4k --number_ios=%d --size=100M",
+		 cf.loop, NWRITES, NREADS);
+	return cmd;
+}
+
+int cf_capture(char **out, char **err, const char *fmt, ...)
+{
+	char args[2048], cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "'%s' %s", tu_bin("blkreel-capture"), args);
+	return tu_run(cmd, out, NULL, err);
+}
+
+pid_t cf_capture_bg(const char *errpath, const char *fmt, ...)
+{
+	char args[2048], cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	/* exec, so the pid is the capture's own */
+	snprintf(cmd, sizeof cmd, "exec '%s' %s 2>'%s' </dev/null", tu_bin("blkreel-capture"), args, errpath);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+int cf_wait(pid_t pid)
+{
+	int ws;
+	if (waitpid(pid, &ws, 0) != pid)
+		return -1;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+void cf_count(const char *text, cf_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	unsigned char dw[NWRITES] = { 0 }, dr[NREADS] = { 0 }, cw[NWRITES] = { 0 }, cr[NREADS] = { 0 };
+	const char *p = text;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+		p = nl ? nl + 1 : NULL;
+		unsigned ma, mi, cpu, seq, pid;
+		double t;
+		char act[8], rwbs[16];
+		int off = 0;
+		if (sscanf(line, " %u,%u %u %u %lf %u %7s %15s %n", &ma, &mi, &cpu, &seq, &t, &pid, act, rwbs, &off) < 8)
+			continue;
+		c->lines++;
+		if (strstr(line, "[fio]") && (strcmp(act, "Q") == 0 || strcmp(act, "D") == 0))
+			c->fio_named++;
+		if (strstr(line, "[(null)]"))
+			c->null_named++;
+		bool d = strcmp(act, "D") == 0, cc = strcmp(act, "C") == 0;
+		if (!d && !cc)
+			continue;
+		unsigned long long sector;
+		unsigned size;
+		const char *op = rwbs[0] == 'F' && rwbs[1] ? rwbs + 1 : rwbs;
+		bool matched = false;
+		if (sscanf(line + off, "%llu + %u", &sector, &size) == 2) {
+			if (op[0] == 'W' && size == 128 && sector % 256 == 0 && sector / 256 < NWRITES) {
+				unsigned char *slot = d ? &dw[sector / 256] : &cw[sector / 256];
+				(*slot)++;
+				matched = true;
+				if (d)
+					c->d_write++;
+				else
+					c->c_write++;
+			} else if (op[0] == 'R' && size == 8 && sector % 512 == 0 && sector / 512 < NREADS) {
+				unsigned char *slot = d ? &dr[sector / 512] : &cr[sector / 512];
+				(*slot)++;
+				matched = true;
+				if (d)
+					c->d_read++;
+				else
+					c->c_read++;
+			}
+		}
+		if (!matched) {
+			if (d)
+				c->d_other++;
+			else
+				c->c_other++;
+		}
+	}
+	c->d_all_seen = c->c_all_seen = true;
+	for (int i = 0; i < NWRITES; i++) {
+		c->d_all_seen &= dw[i] == 1;
+		c->c_all_seen &= cw[i] == 1;
+	}
+	for (int i = 0; i < NREADS; i++) {
+		c->d_all_seen &= dr[i] == 1;
+		c->c_all_seen &= cr[i] == 1;
+	}
+}
+
+bool cf_kernel_clean(char *why, size_t size)
+{
+	char cur[64], path[128];
+	read_small("/sys/kernel/tracing/current_tracer", cur, sizeof cur);
+	if (strcmp(cur, "nop") != 0) {
+		snprintf(why, size, "current_tracer is '%s'", cur);
+		return false;
+	}
+	if (cf.name[0]) {
+		snprintf(path, sizeof path, "/sys/block/%s/trace/enable", cf.name);
+		read_small(path, cur, sizeof cur);
+		if (strcmp(cur, "0") != 0) {
+			snprintf(why, size, "%s is '%s'", path, cur);
+			return false;
+		}
+	}
+	read_small("/sys/kernel/tracing/options/bin", cur, sizeof cur);
+	if (strcmp(cur, "0") != 0) {
+		snprintf(why, size, "options/bin is '%s'", cur);
+		return false;
+	}
+	if (access("/run/blkreel", F_OK) == 0) {
+		char *out = NULL;
+		tu_run("ls /run/blkreel", &out, NULL, NULL);
+		bool empty = !out || !*out;
+		if (!empty)
+			snprintf(why, size, "state files left in /run/blkreel: %s", out);
+		free(out);
+		if (!empty)
+			return false;
+	}
+	why[0] = 0;
+	return true;
+}

@@ -1,0 +1,123 @@
+/* test_capture.c — blkreel-capture on a real loop device: exactly the D and
+ * C events of a known workload, real process names, and Debian's blkparse
+ * reading both the compressed file and the --split set; two perf captures
+ * at once. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
+ * as source so both capture suites use one copy. */
+#include "capture_fixture.c"
+
+TestSuite(capture, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
+
+static void blkparse_counts(const char *pipe_cmd, cf_counts *c, char **text_out)
+{
+	char *text = NULL;
+	int rc = tu_runf(&text, NULL, NULL, "%s", pipe_cmd);
+	cr_assert_eq(rc, 0, "'%s' failed (%d)", pipe_cmd, rc);
+	cf_count(text, c);
+	if (text_out)
+		*text_out = text;
+	else
+		free(text);
+}
+
+static void check_exact(const cf_counts *c, const char *what)
+{
+	cr_expect_eq(c->d_write, 100, "%s: %zu write D events, want 100", what, c->d_write);
+	cr_expect_eq(c->d_read, 50, "%s: %zu read D events, want 50", what, c->d_read);
+	cr_expect_eq(c->c_write, 100, "%s: %zu write C events, want 100", what, c->c_write);
+	cr_expect_eq(c->c_read, 50, "%s: %zu read C events, want 50", what, c->c_read);
+	cr_expect_eq(c->d_other + c->c_other, 0, "%s: %zu D / %zu C events not of the workload", what,
+		     c->d_other, c->c_other);
+	cr_expect(c->d_all_seen && c->c_all_seen, "%s: not every IO seen exactly once", what);
+	cr_expect_geq(c->fio_named, 300, "%s: %zu Q/D lines named [fio], want every one (300)", what, c->fio_named);
+	cr_expect_eq(c->null_named, 0, "%s: %zu lines with [(null)] as process name", what, c->null_named);
+}
+
+static void exact_run(const char *backend)
+{
+	cf_kernel_test(64);
+	if (!tu_have("fio") || !tu_have("blkparse"))
+		cr_skip_test("needs fio and blkparse");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/run' --split -- %s", backend,
+			    cf.loop, cf.dir, cf_workload());
+	cr_assert_eq(rc, 0, "capture exited %d: %s", rc, err ? err : "");
+	cr_expect(strstr(err, backend) != NULL, "the backend is not named: %s", err);
+	cr_expect(strstr(err, "drops: cpu0=0") != NULL, "drops not reported as zero: %s", err);
+	free(err);
+
+	char cmd[1024];
+	cf_counts gz, split;
+	char *text = NULL;
+	snprintf(cmd, sizeof cmd, "zcat '%s/run.blktrace.gz' | blkparse -i -", cf.dir);
+	blkparse_counts(cmd, &gz, &text);
+	check_exact(&gz, "zcat | blkparse -i -");
+	/* the drops record is in the file too */
+	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "no drops message record in the file");
+	free(text);
+	snprintf(cmd, sizeof cmd, "cd '%s' && blkparse -i run", cf.dir);
+	blkparse_counts(cmd, &split, NULL);
+	check_exact(&split, "blkparse -i run (split set)");
+	cr_expect_eq(gz.lines, split.lines, "compressed file has %zu event lines, split set %zu", gz.lines,
+		     split.lines);
+	char why[256];
+	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+Test(capture, exact_events_perf)
+{
+	exact_run("perf");
+}
+
+Test(capture, exact_events_tracefs)
+{
+	exact_run("tracefs");
+}
+
+Test(capture, default_backend_is_named_and_relay_falls_back_in_one_line)
+{
+	cf_kernel_test(16);
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--no-progress -d %s -o '%s/d' -w 200ms", cf.loop, cf.dir);
+	cr_assert_eq(rc, 0, "capture exited %d: %s", rc, err);
+	cr_expect(strstr(err, "with the perf backend") || strstr(err, "with the relay backend"),
+		  "no backend named: %s", err);
+	if (strstr(err, "relay backend unavailable"))
+		cr_expect_eq(tu_count_lines(err, "relay backend unavailable"), 1, "%s", err);
+	free(err);
+}
+
+Test(capture, two_perf_captures_at_once)
+{
+	cf_kernel_test(64);
+	if (!tu_have("fio") || !tu_have("blkparse"))
+		cr_skip_test("needs fio and blkparse");
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/a.err", cf.dir);
+	pid_t a = cf_capture_bg(errpath, "--backend perf --no-progress -d %s -o '%s/a' -w 30", cf.loop, cf.dir);
+	cr_assert_gt(a, 0);
+	usleep(500 * 1000);
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/b' -- %s", cf.loop, cf.dir,
+			    cf_workload());
+	cr_expect_eq(rc, 0, "second capture exited %d: %s", rc, err);
+	free(err);
+	usleep(300 * 1000);
+	kill(a, SIGINT);
+	int ra = cf_wait(a);
+	cr_expect_eq(ra, 130, "first capture exited %d after SIGINT", ra);
+	char cmd[1024];
+	cf_counts ca, cb;
+	snprintf(cmd, sizeof cmd, "zcat '%s/a.blktrace.gz' | blkparse -i -", cf.dir);
+	blkparse_counts(cmd, &ca, NULL);
+	snprintf(cmd, sizeof cmd, "zcat '%s/b.blktrace.gz' | blkparse -i -", cf.dir);
+	blkparse_counts(cmd, &cb, NULL);
+	check_exact(&ca, "first capture");
+	check_exact(&cb, "second capture");
+}

@@ -1,0 +1,207 @@
+/* test_capture_safety.c — blkreel-capture never loses what it wrote and
+ * never leaves the kernel dirty: SIGINT in the middle, kill -9 then
+ * --cleanup, a full output disk, and every refusal. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
+ * as source so both capture suites use one copy. */
+#include "capture_fixture.c"
+
+TestSuite(capture_safety, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
+
+static const char *dd_loop(void)
+{
+	static char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "sh -c 'while :; do dd if=/dev/zero of=%s bs=4k count=64 oflag=direct status=none; done'", cf.loop);
+	return cmd;
+}
+
+static char *slurp(const char *path)
+{
+	size_t len;
+	char *s = (char *)tu_read_file(path, &len);
+	if (!s)
+		return strdup("");
+	char *z = realloc(s, len + 1);
+	z[len] = 0;
+	return z;
+}
+
+static void expect_clean(void)
+{
+	char why[512];
+	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
+{
+	cf_kernel_test(64);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/cap.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend tracefs --no-progress -d %s -o '%s/int' -- %s", cf.loop,
+				  cf.dir, dd_loop());
+	usleep(1500 * 1000);
+	kill(pid, SIGINT);
+	int rc = cf_wait(pid);
+	char *err = slurp(errpath);
+	cr_expect_eq(rc, 130, "exit %d after SIGINT, want 130: %s", rc, err);
+	free(err);
+	char *text = NULL;
+	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/int.blktrace.gz' && zcat '%s/int.blktrace.gz' | blkparse -i -",
+		     cf.dir, cf.dir);
+	cr_expect_eq(rc, 0, "the file is not valid gzip or blkparse failed");
+	cr_expect_gt(tu_count_lines(text, " D "), 10, "too few D events after 1.5 s of writes");
+	free(text);
+	expect_clean();
+}
+
+Test(capture_safety, kill9_is_detected_and_cleanup_restores)
+{
+	cf_kernel_test(16);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/cap.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend tracefs --no-progress -d %s -o '%s/k' -w 60", cf.loop, cf.dir);
+	char state[128];
+	snprintf(state, sizeof state, "/run/blkreel/capture-%d.state", (int)pid);
+	for (int i = 0; i < 100 && access(state, F_OK); i++)
+		usleep(50 * 1000);
+	usleep(300 * 1000); /* past the last change of start */
+	cr_assert_eq(access(state, F_OK), 0, "no state file %s", state);
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	char why[512];
+	cr_assert_not(cf_kernel_clean(why, sizeof why), "kill -9 left nothing behind? (test is void)");
+
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/after' -w 100ms", cf.loop, cf.dir);
+	char pidtext[64];
+	snprintf(pidtext, sizeof pidtext, "capture pid %d", (int)pid);
+	cr_expect(strstr(err, "leftover kernel state") && strstr(err, pidtext),
+		  "next run did not report the leftover state: %s", err);
+	cr_expect(strstr(err, "current_tracer is blk (was nop)") != NULL, "no description of the change: %s", err);
+	cr_expect(strstr(err, "--cleanup") != NULL, "no hint to --cleanup: %s", err);
+	cr_expect_eq(rc, 0, "a perf capture still works next to leftovers: %d", rc);
+	free(err);
+	err = NULL;
+	rc = cf_capture(NULL, &err, "--backend tracefs --no-progress -d %s -o '%s/refused' -w 100ms", cf.loop, cf.dir);
+	cr_expect_eq(rc, 1, "tracefs over leftover state: exit %d", rc);
+	cr_expect(strstr(err, "blkreel-capture --cleanup") != NULL, "no --cleanup hint: %s", err);
+	free(err);
+
+	char *out = NULL;
+	rc = cf_capture(&out, NULL, "--cleanup");
+	cr_expect_eq(rc, 0, "--cleanup exited %d: %s", rc, out);
+	cr_expect(strstr(out, "restored") != NULL, "--cleanup said: %s", out);
+	free(out);
+	expect_clean();
+}
+
+Test(capture_safety, output_disk_full_stops_keeps_file_readable)
+{
+	cf_kernel_test(64);
+	snprintf(cf.mnt, sizeof cf.mnt, "%s/full", cf.dir);
+	cr_assert_eq(mkdir(cf.mnt, 0755), 0);
+	if (mount("tmpfs", cf.mnt, "tmpfs", 0, "size=256k")) {
+		cf.mnt[0] = 0;
+		cr_skip_test("cannot mount a small tmpfs");
+	}
+	char *err = NULL;
+	int rc;
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd,
+		 "--backend perf --no-progress -l 1 -d %s -o '%s/x' -- sh -c 'for i in $(seq 40); do dd if=/dev/zero "
+		 "of=%s bs=4k count=1000 seek=$((i*1000)) oflag=direct status=none; done'",
+		 cf.loop, cf.mnt, cf.loop);
+	rc = cf_capture(NULL, &err, "%s", cmd);
+	cr_expect_eq(rc, 1, "exit %d on a full disk, want 1: %s", rc, err);
+	cr_expect(strstr(err, "No space left") != NULL, "no ENOSPC message: %s", err);
+	free(err);
+	char *text = NULL;
+	tu_runf(&text, NULL, NULL, "zcat '%s/x.blktrace.gz' 2>/dev/null | blkparse -i - 2>/dev/null", cf.mnt);
+	cr_expect_gt(tu_count_lines(text, " D "), 100, "what was written before the disk filled is not readable");
+	free(text);
+	expect_clean();
+}
+
+Test(capture_safety, refuses_non_block_device)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "-d /dev/null -o /tmp/never -w 1");
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "/dev/null: is not a block device") != NULL, "%s", err);
+	free(err);
+	rc = cf_capture(NULL, &err, "-d /etc/hostname -o /tmp/never -w 1");
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "is not a block device") != NULL, "%s", err);
+	free(err);
+	cr_expect_neq(access("/tmp/never.blktrace.gz", F_OK), 0, "a refused capture left an output file");
+}
+
+Test(capture_safety, refuses_without_root)
+{
+	cf_kernel_test(16);
+	if (!tu_have("setpriv"))
+		cr_skip_test("no setpriv");
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err,
+			 "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all '%s' -d %s -o /tmp/x -w 1",
+			 tu_bin("blkreel-capture"), cf.loop);
+	cr_expect_eq(rc, 1, "exit %d", rc);
+	cr_expect(strstr(err, "needs root (CAP_SYS_ADMIN)") != NULL, "%s", err);
+	free(err);
+}
+
+Test(capture_safety, refuses_when_tracer_held_and_names_holder)
+{
+	cf_kernel_test(16);
+	/* We hold the tracer lock. A capture that is not our descendant (setsid -f
+	 * detaches it) must refuse and name us. */
+	char rcpath[600], errpath[600];
+	snprintf(rcpath, sizeof rcpath, "%s/rc", cf.dir);
+	snprintf(errpath, sizeof errpath, "%s/err", cf.dir);
+	int rc = tu_runf(NULL, NULL, NULL,
+			 "setsid -f sh -c \"'%s' --backend tracefs -d %s -o '%s/busy' -w 1 2>'%s'; echo \\$? >'%s'\"",
+			 tu_bin("blkreel-capture"), cf.loop, cf.dir, errpath, rcpath);
+	cr_assert_eq(rc, 0);
+	for (int i = 0; i < 100 && access(rcpath, F_OK); i++)
+		usleep(50 * 1000);
+	usleep(50 * 1000);
+	char *rcs = slurp(rcpath), *err = slurp(errpath);
+	cr_expect_eq(atoi(rcs), 1, "exit %s", rcs);
+	char want[128];
+	snprintf(want, sizeof want, "another capture (pid %d", (int)getpid());
+	cr_expect(strstr(err, want) != NULL, "want '%s' in: %s", want, err);
+	free(rcs);
+	free(err);
+	expect_clean();
+}
+
+Test(capture_safety, usage_errors_exit_2_and_help_is_gnu_shaped)
+{
+	char *out = NULL, *err = NULL;
+	cr_expect_eq(cf_capture(NULL, &err, "-o x"), 2);
+	cr_expect(strstr(err, "no device given") && strstr(err, "Try 'blkreel-capture --help'"), "%s", err);
+	free(err);
+	cr_expect_eq(cf_capture(NULL, &err, "--frobnicate -d /dev/null"), 2);
+	free(err);
+	cr_expect_eq(cf_capture(NULL, &err, "-d /dev/null -a nonsense"), 2);
+	free(err);
+	cr_expect_eq(cf_capture(&out, NULL, "--help"), 0);
+	cr_expect(strncmp(out, "Usage: blkreel-capture [OPTION]...", 34) == 0, "%s", out);
+	cr_expect(strstr(out, "Exit status:") != NULL);
+	free(out);
+	cr_expect_eq(cf_capture(&out, NULL, "--version"), 0);
+	cr_expect(strncmp(out, "blkreel-capture ", 16) == 0);
+	free(out);
+}

@@ -1,0 +1,205 @@
+/* Open requests of the report analysis: an array with a free list, two
+ * chained hash indexes (by start and by end sector) for O(1) merges, and a
+ * pool of bios listed under each request. Sized by what is in flight only. */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint32_t hkey(uint32_t dev, uint64_t sec, uint32_t mask)
+{
+	uint64_t h = (sec ^ ((uint64_t)dev << 40)) * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) & mask;
+}
+
+static int alloc_index(an_table *t, uint32_t n)
+{
+	uint32_t *s = malloc(n * sizeof(uint32_t)), *e = malloc(n * sizeof(uint32_t));
+	if (!s || !e) {
+		free(s);
+		free(e);
+		return BR_ENOMEM;
+	}
+	memset(s, 0xff, n * sizeof(uint32_t));
+	memset(e, 0xff, n * sizeof(uint32_t));
+	free(t->head_s);
+	free(t->head_e);
+	t->head_s = s;
+	t->head_e = e;
+	t->mask = n - 1;
+	return 0;
+}
+
+int an_table_init(an_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->free_head = AN_NIL;
+	t->bfree = AN_NIL;
+	if (alloc_index(t, 1024)) {
+		an_table_destroy(t);
+		return BR_ENOMEM;
+	}
+	return 0;
+}
+
+void an_table_destroy(an_table *t)
+{
+	free(t->r);
+	free(t->b);
+	free(t->head_s);
+	free(t->head_e);
+	memset(t, 0, sizeof(*t));
+}
+
+static void link_both(an_table *t, uint32_t i)
+{
+	an_req *r = &t->r[i];
+	uint32_t hs = hkey(r->dev, r->start, t->mask), he = hkey(r->dev, r->end, t->mask);
+	r->next_s = t->head_s[hs];
+	t->head_s[hs] = i;
+	r->next_e = t->head_e[he];
+	t->head_e[he] = i;
+}
+
+static void unlink_both(an_table *t, uint32_t i)
+{
+	an_req *r = &t->r[i];
+	uint32_t *p = &t->head_s[hkey(r->dev, r->start, t->mask)];
+	while (*p != i)
+		p = &t->r[*p].next_s;
+	*p = r->next_s;
+	p = &t->head_e[hkey(r->dev, r->end, t->mask)];
+	while (*p != i)
+		p = &t->r[*p].next_e;
+	*p = r->next_e;
+}
+
+static int grow_index(an_table *t)
+{
+	if (alloc_index(t, (t->mask + 1) * 2))
+		return BR_ENOMEM;
+	for (uint32_t i = 0; i < t->used; i++)
+		if (!(t->r[i].flags & RQ_FREE))
+			link_both(t, i);
+	return 0;
+}
+
+uint32_t an_req_new(an_table *t, uint32_t dev, uint64_t start, uint64_t end)
+{
+	if (t->live + 1 > (t->mask + 1) / 4 * 3 && grow_index(t))
+		return AN_NIL;
+	uint32_t i;
+	if (t->free_head != AN_NIL) {
+		i = t->free_head;
+		t->free_head = t->r[i].next_s;
+	} else {
+		if (t->used == t->cap) {
+			uint32_t nc = t->cap ? t->cap * 2 : 1024;
+			an_req *n = realloc(t->r, nc * sizeof(an_req));
+			if (!n)
+				return AN_NIL;
+			t->r = n;
+			t->cap = nc;
+		}
+		i = t->used++;
+	}
+	an_req *r = &t->r[i];
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->start = start;
+	r->end = end;
+	r->bios = r->last_bio = AN_NIL;
+	link_both(t, i);
+	t->live++;
+	return i;
+}
+
+void an_req_free(an_table *t, uint32_t i)
+{
+	an_req *r = &t->r[i];
+	unlink_both(t, i);
+	if (r->bios != AN_NIL) { /* give the whole list back at once */
+		t->b[r->last_bio].next = t->bfree;
+		t->bfree = r->bios;
+	}
+	r->flags = RQ_FREE;
+	r->next_s = t->free_head;
+	t->free_head = i;
+	t->live--;
+}
+
+void an_req_rekey(an_table *t, uint32_t i, uint32_t dev, uint64_t start, uint64_t end)
+{
+	unlink_both(t, i);
+	t->r[i].dev = dev;
+	t->r[i].start = start;
+	t->r[i].end = end;
+	link_both(t, i);
+}
+
+uint32_t an_find_start(const an_table *t, uint32_t dev, uint64_t start, uint32_t mask,
+		       uint32_t want, uint32_t except)
+{
+	for (uint32_t i = t->head_s[hkey(dev, start, t->mask)]; i != AN_NIL; i = t->r[i].next_s) {
+		const an_req *r = &t->r[i];
+		if (r->start == start && r->dev == dev && (r->flags & mask) == want && i != except)
+			return i;
+	}
+	return AN_NIL;
+}
+
+uint32_t an_find_end(const an_table *t, uint32_t dev, uint64_t end, uint32_t mask,
+		     uint32_t want, uint32_t except)
+{
+	for (uint32_t i = t->head_e[hkey(dev, end, t->mask)]; i != AN_NIL; i = t->r[i].next_e) {
+		const an_req *r = &t->r[i];
+		if (r->end == end && r->dev == dev && (r->flags & mask) == want && i != except)
+			return i;
+	}
+	return AN_NIL;
+}
+
+int an_bio_add(an_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t flags)
+{
+	uint32_t k;
+	if (t->bfree != AN_NIL) {
+		k = t->bfree;
+		t->bfree = t->b[k].next;
+	} else {
+		if (t->bused == t->bcap) {
+			uint32_t nc = t->bcap ? t->bcap * 2 : 1024;
+			an_bio *n = realloc(t->b, nc * sizeof(an_bio));
+			if (!n)
+				return BR_ENOMEM;
+			t->b = n;
+			t->bcap = nc;
+		}
+		k = t->bused++;
+	}
+	an_bio *b = &t->b[k];
+	b->q = q;
+	b->m = 0;
+	b->pid = pid;
+	b->flags = flags;
+	b->next = AN_NIL;
+	an_req *r = &t->r[i];
+	if (r->bios == AN_NIL)
+		r->bios = k;
+	else
+		t->b[r->last_bio].next = k;
+	r->last_bio = k;
+	return 0;
+}
+
+void an_bio_move(an_table *t, uint32_t from, uint32_t to)
+{
+	an_req *f = &t->r[from], *d = &t->r[to];
+	if (f->bios == AN_NIL)
+		return;
+	if (d->bios == AN_NIL)
+		d->bios = f->bios;
+	else
+		t->b[d->last_bio].next = f->bios;
+	d->last_bio = f->last_bio;
+	f->bios = f->last_bio = AN_NIL;
+}

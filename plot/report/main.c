@@ -1,0 +1,15 @@
+/* blkreel-report: explain block-I/O traces, and why one outperforms another. */
+#include "report_cli.h"
+#include "report_run.h"
+
+int main(int argc, char **argv)
+{
+	report_cli cli;
+	int rc = report_cli_read(argc, argv, &cli);
+	if (rc == CLI_OK)
+		rc = report_run(&cli, argv[0]);
+	else if (rc == CLI_EXIT_OK)
+		rc = 0;
+	report_cli_free(&cli);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* report.h — what every part of blkreel-report shares: the loaded traces,
+ * the comparison, and one function per output. */
+#ifndef BLKREEL_REPORT_H
+#define BLKREEL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "blkreel/analysis.h"
+#include "blkreel/error.h"
+#include "report_cli.h"
+
+typedef struct report_data {
+	const report_trace *trace;
+	br_analysis *an;
+	const br_analysis_result *res;
+	uint64_t events;           /* records read (including notify records) */
+	char format[64];           /* input kind as the reader names it */
+} report_data;
+
+#define REPORT_MAX_SENTENCES 8
+#define REPORT_SENTENCE_MAX 512
+
+typedef struct report_ctx {
+	const report_cli *cli;
+	report_data *d;
+	size_t n;
+	br_cmp cmp;                /* n >= 2 */
+	char sentences[REPORT_MAX_SENTENCES][REPORT_SENTENCE_MAX];
+	size_t nsentences;
+	const char *figure_note;   /* HTML: why there is no figure, or how it was made */
+} report_ctx;
+
+/* report_load.c: read one trace through the analysis. 0 or a br_code. */
+int report_load(const report_cli *cli, size_t k, report_data *out, br_error *err);
+void report_data_free(report_data *d);
+
+/* report_sentences.c: the plain sentences of a comparison (n >= 2). */
+void report_sentences(report_ctx *ctx);
+
+/* Outputs; each returns 0 or -1 with errno from the stream. */
+int report_text(FILE *f, const report_ctx *ctx);
+int report_json(FILE *f, const report_ctx *ctx);
+int report_markdown(FILE *f, const report_ctx *ctx);
+int report_html(FILE *f, const report_ctx *ctx, const char *png_b64);
+
+/* report_figure.c: render the figure with blkreel-plot into a base64 PNG
+ * (malloc'd), or NULL with *why saying why not (no error: the page says so). */
+char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t whysize);
+
+/* report_out.c: write PATH through a temporary name in its directory,
+ * renamed over PATH only when fn succeeded. 0 or -1 (message printed). */
+typedef int (*report_writer)(FILE *f, const report_ctx *ctx, const void *arg);
+int report_write_file(const char *path, report_writer fn, const report_ctx *ctx, const void *arg);
+
+/* report_fmt.c: numbers for people. */
+char *report_ms(double ns, char *buf, size_t size);       /* "0.155 ms", "12.3 ms", "2.10 s" */
+char *report_num(double v, char *buf, size_t size);       /* 3 significant digits */
+const char *report_dev(uint32_t dev, char *buf, size_t size); /* "8,16" */
+double report_bytes_total(const uint64_t b[BR_SDIR_COUNT]);
+double report_ios_total(const uint64_t n[BR_SDIR_COUNT]);
+
+#endif

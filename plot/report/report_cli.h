@@ -1,0 +1,37 @@
+/* report_cli.h — blkreel-report's command line. */
+#ifndef BLKREEL_REPORT_CLI_H
+#define BLKREEL_REPORT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "blkreel/analysis.h"
+#include "blkreel/reader.h"
+
+typedef struct report_trace {
+	const char *path;
+	const char *label;         /* -l before it, else the file name without .blktrace.* */
+	char auto_label[128];
+} report_trace;
+
+typedef struct report_cli {
+	report_trace *traces;
+	size_t ntraces;
+	const char *json, *markdown, *html;   /* output files (NULL = none) */
+	bool text;                 /* print the text report on stdout (default) */
+	bool progress;
+	unsigned top;              /* rows in hot ranges / processes tables */
+	const char *plot_bin;      /* blkreel-plot used for the HTML figure */
+	br_reader_opts read;
+	br_analysis_opts an;
+	char **argv;               /* for the record in the outputs */
+	int argc;
+} report_cli;
+
+enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
+ * CLI_USAGE after printing a usage error to stderr, CLI_FAIL when out of memory. */
+int report_cli_read(int argc, char **argv, report_cli *cli);
+void report_cli_free(report_cli *cli);
+
+#endif

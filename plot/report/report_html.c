@@ -1,0 +1,103 @@
+/* The report as one self-contained HTML page: the figure (a base64 PNG
+ * from blkreel-plot) when there is one, the differences, then each trace's
+ * tables. No scripts, no external resources. */
+#include "report_tables.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static void table(FILE *f, const report_table *t)
+{
+	if (!t->ncols || t->nrows < 2)
+		return;
+	fputs("<h3>", f);
+	esc(f, t->title);
+	fputs("</h3>\n<table>\n", f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *tag = r == 0 ? "th" : "td";
+			fprintf(f, "<%s%s>", tag, t->numeric[c] ? " class=\"n\"" : "");
+			esc(f, t->cell[r][c]);
+			fprintf(f, "</%s>", tag);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static const char style[] =
+	"<style>\n"
+	"body{font-family:'DejaVu Sans',sans-serif;max-width:1100px;margin:2em auto;color:#222}\n"
+	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	"th,td{padding:.2em .7em;border-bottom:1px solid #ddd;text-align:left}\n"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"th{background:#f3f3f3}\n"
+	"li{margin:.3em 0}\n"
+	"img{max-width:100%;border:1px solid #ddd}\n"
+	".note{color:#666;font-size:.9em}\n"
+	"</style>\n";
+
+int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
+{
+	report_table *t = malloc(sizeof *t);
+	if (!t)
+		return -1;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Block I/O report: ", f);
+	for (size_t k = 0; k < ctx->n; k++) {
+		fputs(k ? " vs " : "", f);
+		esc(f, ctx->d[k].trace->label);
+	}
+	fprintf(f, "</title>\n%s</head>\n<body>\n<h1>Block I/O report: ", style);
+	for (size_t k = 0; k < ctx->n; k++) {
+		fputs(k ? " vs " : "", f);
+		esc(f, ctx->d[k].trace->label);
+	}
+	fputs("</h1>\n", f);
+	if (png_b64) {
+		fprintf(f, "<figure><img alt=\"blkreel-plot figure\" src=\"data:image/png;base64,%s\">", png_b64);
+		fputs("<figcaption class=\"note\">", f);
+		esc(f, ctx->figure_note ? ctx->figure_note : "");
+		fputs("</figcaption></figure>\n", f);
+	} else if (ctx->figure_note && ctx->figure_note[0]) {
+		fputs("<p class=\"note\">No figure: ", f);
+		esc(f, ctx->figure_note);
+		fputs("</p>\n", f);
+	}
+	if (ctx->n > 1) {
+		fputs("<h2>Differences</h2>\n<ul>\n", f);
+		for (size_t s = 0; s < ctx->nsentences; s++) {
+			fputs("<li>", f);
+			esc(f, ctx->sentences[s]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+		report_table_compare(t, ctx);
+		table(f, t);
+	}
+	for (size_t k = 0; k < ctx->n; k++) {
+		fputs("<h2>", f);
+		esc(f, ctx->d[k].trace->label);
+		fputs("</h2>\n", f);
+		for (int kind = 0; kind < RT_KINDS; kind++) {
+			report_table_make(t, kind, &ctx->d[k], ctx->cli->top);
+			table(f, t);
+		}
+	}
+	fprintf(f, "<p class=\"note\">Made by blkreel-report %s.</p>\n</body>\n</html>\n", BLKREEL_VERSION);
+	free(t);
+	return ferror(f) ? -1 : 0;
+}

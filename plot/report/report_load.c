@@ -1,0 +1,49 @@
+/* Read one trace through the analysis, with a live status line on a
+ * terminal only. */
+#include "report.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkreel/progress.h"
+#include "blkreel/reader.h"
+
+int report_load(const report_cli *cli, size_t k, report_data *out, br_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->trace = &cli->traces[k];
+	const char *paths[1] = { out->trace->path };
+	br_reader *r = NULL;
+	int rc = br_reader_open(&r, paths, 1, &cli->read, err);
+	if (rc)
+		return rc;
+	const br_input_info *info = br_reader_input(r, 0);
+	snprintf(out->format, sizeof out->format, "%s",
+		 info && info->format_name ? info->format_name : "trace");
+	rc = br_analysis_new(&out->an, &cli->an, err);
+	br_progress prog;
+	br_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
+	br_event ev;
+	while (!rc && (rc = br_reader_next(r, &ev, err)) == 1) {
+		out->events++;
+		br_progress_tick(&prog, out->events, out->trace->label);
+		rc = br_analysis_add(out->an, &ev, err);
+	}
+	br_progress_done(&prog);
+	if (!rc)
+		rc = br_analysis_finish(out->an, err);
+	if (rc && !err->file[0]) /* name the trace on errors without a file */
+		snprintf(err->file, sizeof err->file, "%s", out->trace->path);
+	br_reader_close(r);
+	if (rc)
+		return rc;
+	out->res = br_analysis_get(out->an);
+	return 0;
+}
+
+void report_data_free(report_data *d)
+{
+	br_analysis_free(d->an);
+	d->an = NULL;
+}

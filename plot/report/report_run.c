@@ -1,0 +1,86 @@
+/* Load every trace, compare them, print the text report and write the
+ * requested files. Every failure is printed once, here, with the file and
+ * byte offset the library reported. */
+#include "report_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static int w_json(FILE *f, const report_ctx *ctx, const void *arg)
+{
+	(void)arg;
+	return report_json(f, ctx);
+}
+
+static int w_markdown(FILE *f, const report_ctx *ctx, const void *arg)
+{
+	(void)arg;
+	return report_markdown(f, ctx);
+}
+
+static int w_html(FILE *f, const report_ctx *ctx, const void *arg)
+{
+	return report_html(f, ctx, arg);
+}
+
+static void print_error(const br_error *err)
+{
+	char msg[BR_ERROR_FILE_MAX + BR_ERROR_MSG_MAX + 64];
+	fprintf(stderr, "blkreel-report: %s\n", br_error_format(err, msg, sizeof msg));
+}
+
+int report_run(const report_cli *cli, const char *argv0)
+{
+	report_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.cli = cli;
+	ctx.d = calloc(cli->ntraces, sizeof *ctx.d);
+	if (!ctx.d) {
+		fprintf(stderr, "blkreel-report: out of memory\n");
+		return 1;
+	}
+	int status = 0;
+	br_error err;
+	br_error_clear(&err);
+	for (size_t k = 0; k < cli->ntraces && !status; k++, ctx.n++) {
+		if (report_load(cli, k, &ctx.d[k], &err)) {
+			print_error(&err);
+			status = 1;
+		}
+	}
+	if (!status && ctx.n > 1) {
+		const br_analysis_result *res[BR_CMP_MAX_TRACES];
+		for (size_t k = 0; k < ctx.n; k++)
+			res[k] = ctx.d[k].res;
+		if (br_analysis_compare(res, ctx.n, &ctx.cmp, &err)) {
+			print_error(&err);
+			status = 1;
+		} else {
+			report_sentences(&ctx);
+		}
+	}
+	if (!status && cli->text && (report_text(stdout, &ctx) || fflush(stdout))) {
+		fprintf(stderr, "blkreel-report: standard output: write failed\n");
+		status = 1;
+	}
+	if (!status && cli->json && report_write_file(cli->json, w_json, &ctx, NULL))
+		status = 1;
+	if (!status && cli->markdown && report_write_file(cli->markdown, w_markdown, &ctx, NULL))
+		status = 1;
+	if (!status && cli->html) {
+		char why[256] = "";
+		char *png = report_figure(&ctx, argv0, why, sizeof why);
+		ctx.figure_note = why;
+		if (report_write_file(cli->html, w_html, &ctx, png))
+			status = 1;
+		free(png);
+	}
+	br_cmp_free(&ctx.cmp);
+	for (size_t k = 0; k < cli->ntraces; k++)
+		report_data_free(&ctx.d[k]);
+	free(ctx.d);
+	return status;
+}

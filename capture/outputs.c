@@ -11,10 +11,11 @@ static void build_base(char *out, size_t size, const capture_cli *cli, const cha
 	size_t n = strlen(stem);
 	if (n > 12 && strcmp(stem + n - 12, ".blktrace.gz") == 0)
 		stem[n - 12] = 0;
+	/* bounded explicitly: paths past ~1000 bytes are cut (and then fail to open) */
 	if (cli->dir)
-		snprintf(out, size, "%s/%s", cli->dir, stem);
+		snprintf(out, size, "%.500s/%.500s", cli->dir, stem);
 	else
-		snprintf(out, size, "%s", stem);
+		snprintf(out, size, "%.1000s", stem);
 }
 
 int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name, br_error *err)

@@ -110,7 +110,7 @@ Test(capture_safety, output_disk_full_stops_keeps_file_readable)
 	cf_kernel_test(64);
 	snprintf(cf.mnt, sizeof cf.mnt, "%s/full", cf.dir);
 	cr_assert_eq(mkdir(cf.mnt, 0755), 0);
-	if (mount("tmpfs", cf.mnt, "tmpfs", 0, "size=256k")) {
+	if (mount("tmpfs", cf.mnt, "tmpfs", 0, "size=128k")) {
 		cf.mnt[0] = 0;
 		cr_skip_test("cannot mount a small tmpfs");
 	}
@@ -119,7 +119,7 @@ Test(capture_safety, output_disk_full_stops_keeps_file_readable)
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd,
 		 "--backend perf --no-progress -l 1 -d %s -o '%s/x' -- sh -c 'for i in $(seq 40); do dd if=/dev/zero "
-		 "of=%s bs=4k count=200 seek=$((i*200)) oflag=direct status=none; done'",
+		 "of=%s bs=4k count=300 seek=$((i*300)) oflag=direct status=none; done'",
 		 cf.loop, cf.mnt, cf.loop);
 	rc = cf_capture(NULL, &err, "%s", cmd);
 	cr_expect_eq(rc, 1, "exit %d on a full disk, want 1: %s", rc, err);

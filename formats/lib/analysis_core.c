@@ -139,9 +139,13 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 		if (an_range_add(a, ev, kind))
 			return nomem(err);
 	}
-	if (an_life_event(a, ev))
+	rc = an_life_event(a, ev);
+	if (rc == BR_ENOMEM)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1,
 				    "analysis: out of memory (%u IOs open)", a->t.live);
+	if (rc)
+		return br_error_set(err, rc, 0, NULL, -1, "analysis: the per-IO consumer stopped (%s)",
+				    br_strerror(rc));
 	return 0;
 }
 

@@ -124,7 +124,7 @@ struct br_analysis {
 	br_analysis_range *range_out;
 };
 
-/* Pairing and phases (analysis_life.c). 0 or BR_ENOMEM. */
+/* Pairing and phases (analysis_life.c). 0, BR_ENOMEM or on_bio's code. */
 int an_life_event(br_analysis *a, const br_event *ev);
 /* Queue depth bookkeeping (analysis_depth.c). */
 void an_depth_change(br_analysis *a, uint64_t t, int delta);

@@ -11,7 +11,18 @@ static inline uint64_t delta(uint64_t to, uint64_t from)
 	return to > from ? to - from : 0;
 }
 
-static void record_completion(br_analysis *a, uint32_t i, uint64_t c)
+static int report_bio(br_analysis *a, const an_req *r, const an_bio *b, bool own, uint64_t c)
+{
+	br_analysis_bio out = {
+		.device = r->dev, .pid = b->pid, .sector = r->start, .sectors = r->end - r->start,
+		.q_ns = b->q, .m_ns = (b->flags & BIO_M) ? b->m : 0,
+		.g_ns = own && (r->flags & RQ_G) ? r->g : 0, .i_ns = own && (r->flags & RQ_I) ? r->i : 0,
+		.d_ns = (r->flags & RQ_D) ? r->d : 0, .c_ns = c,
+	};
+	return a->opts.on_bio(a->opts.on_bio_arg, &out);
+}
+
+static int record_completion(br_analysis *a, uint32_t i, uint64_t c)
 {
 	an_table *t = &a->t;
 	an_req *r = &t->r[i];
@@ -28,7 +39,7 @@ static void record_completion(br_analysis *a, uint32_t i, uint64_t c)
 			br_hist_add(&a->phase[BR_PHASE_D2C], d2c);
 			an_group_latency(&a->devs, r->dev, false, 0, true, d2c);
 		}
-		return;
+		return 0;
 	}
 	for (uint32_t k = r->bios; k != AN_NIL; k = t->b[k].next) {
 		const an_bio *b = &t->b[k];
@@ -43,7 +54,13 @@ static void record_completion(br_analysis *a, uint32_t i, uint64_t c)
 			br_hist_add(&a->phase[BR_PHASE_M2D], delta(r->d, b->m));
 		an_group_latency(&a->procs, b->pid, b->flags & BIO_Q, q2c, has_d, d2c);
 		an_group_latency(&a->devs, r->dev, b->flags & BIO_Q, q2c, has_d, d2c);
+		if (a->opts.on_bio && (b->flags & BIO_Q)) {
+			int rc = report_bio(a, r, b, k == r->bios && !(b->flags & BIO_M), c);
+			if (rc)
+				return rc;
+		}
 	}
+	return 0;
 }
 
 static int on_merge(br_analysis *a, const br_event *ev, bool back)
@@ -152,11 +169,11 @@ static int on_complete(br_analysis *a, const br_event *ev)
 		an_req_rekey(t, i, ev->device, sec + len, r->end);
 		return 0;
 	}
-	record_completion(a, i, ev->time);
+	int rc = record_completion(a, i, ev->time);
 	if (t->r[i].flags & RQ_D)
 		an_depth_change(a, ev->time, -1);
 	an_req_free(t, i);
-	return 0;
+	return rc;
 }
 
 int an_life_event(br_analysis *a, const br_event *ev)

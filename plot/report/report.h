@@ -31,8 +31,19 @@ typedef struct report_ctx {
 	const char *figure_note;   /* HTML: why there is no figure, or how it was made */
 } report_ctx;
 
-/* report_load.c: read one trace through the analysis. 0 or a br_code. */
-int report_load(const report_cli *cli, size_t k, report_data *out, br_error *err);
+/* --per-io output (report_perio.c). */
+typedef struct report_perio {
+	FILE *f;
+	const char *label;
+	uint64_t origin;           /* the trace's first event */
+} report_perio;
+int report_perio_header(FILE *f);
+int report_perio_bio(void *arg, const br_analysis_bio *b);
+
+/* report_load.c: read one trace through the analysis, writing each
+ * completed bio to perio->f when perio is not NULL. 0 or a br_code. */
+int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
+		br_error *err);
 void report_data_free(report_data *d);
 
 /* report_sentences.c: the plain sentences of a comparison (n >= 2). */
@@ -50,6 +61,9 @@ char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t 
 
 /* report_out.c: write PATH through a temporary name in its directory,
  * renamed over PATH only when fn succeeded. 0 or -1 (message printed). */
+FILE *report_tmp_open(const char *path, char **tmp);
+/* Commit (ok) or discard the temporary file; frees tmp. 0 or -1 (printed). */
+int report_tmp_close(FILE *f, char *tmp, const char *path, bool ok);
 typedef int (*report_writer)(FILE *f, const report_ctx *ctx, const void *arg);
 int report_write_file(const char *path, report_writer fn, const report_ctx *ctx, const void *arg);
 

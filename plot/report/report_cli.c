@@ -29,6 +29,9 @@ static const char usage_text[] =
 	"      --plot=PROGRAM     the blkreel-plot to run for the figure (default: the\n"
 	"                         one beside this program)\n"
 	"      --no-figure        HTML without the figure\n"
+	"      --per-io=FILE      one tab-separated line per completed bio (like btt -p):\n"
+	"                         its Q, G, I, merge, D and C times from the trace's\n"
+	"                         first event, Q2C and D2C, in ns\n"
 	"  -q, --quiet            no text report on standard output\n"
 	"  -d, --dev=MAJ,MIN      only this device\n"
 	"      --from=T           start at T after the trace's first event (1.5, 250ms, 2s)\n"
@@ -62,7 +65,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 enum {
 	OPT_JSON = 256, OPT_MARKDOWN, OPT_HTML, OPT_PLOT, OPT_NO_FIGURE, OPT_FROM, OPT_TO,
-	OPT_SEEK, OPT_RANGE, OPT_TOP, OPT_NO_PROGRESS,
+	OPT_SEEK, OPT_RANGE, OPT_TOP, OPT_NO_PROGRESS, OPT_PER_IO,
 };
 
 /* "run1" from "dir/run1.blktrace.gz", "dir/run1.blktrace.0", "dir/run1.bin". */
@@ -118,6 +121,7 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "no-figure", no_argument, NULL, OPT_NO_FIGURE },
+		{ "per-io", required_argument, NULL, OPT_PER_IO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "from", required_argument, NULL, OPT_FROM },
@@ -162,6 +166,7 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 		case OPT_HTML: cli->html = optarg; break;
 		case OPT_PLOT: cli->plot_bin = optarg; break;
 		case OPT_NO_FIGURE: no_figure = true; break;
+		case OPT_PER_IO: cli->per_io = optarg; break;
 		case 'q': cli->text = false; break;
 		case 'd': {
 			unsigned ma, mi;
@@ -236,9 +241,9 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 		return usage_error("%s", "standard input (-) can be read only once");
 	if (cli->read.has_from && cli->read.has_to && cli->read.to_ns < cli->read.from_ns)
 		return usage_error("%s", "--to is before --from");
-	const char *outs[3] = { cli->json, cli->markdown, cli->html };
-	for (int i = 0; i < 3; i++)
-		for (int j = i + 1; j < 3; j++)
+	const char *outs[4] = { cli->json, cli->markdown, cli->html, cli->per_io };
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
 			if (outs[i] && outs[j] && strcmp(outs[i], outs[j]) == 0)
 				return usage_error("'%s' is given for two outputs", outs[i]);
 	if (no_figure)

@@ -17,6 +17,7 @@ typedef struct report_cli {
 	report_trace *traces;
 	size_t ntraces;
 	const char *json, *markdown, *html;   /* output files (NULL = none) */
+	const char *per_io;        /* one line per completed bio (btt -p) */
 	bool text;                 /* print the text report on stdout (default) */
 	bool progress;
 	unsigned top;              /* rows in hot ranges / processes tables */

@@ -9,7 +9,8 @@
 #include "blkreel/progress.h"
 #include "blkreel/reader.h"
 
-int report_load(const report_cli *cli, size_t k, report_data *out, br_error *err)
+int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
+		br_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->trace = &cli->traces[k];
@@ -21,7 +22,14 @@ int report_load(const report_cli *cli, size_t k, report_data *out, br_error *err
 	const br_input_info *info = br_reader_input(r, 0);
 	snprintf(out->format, sizeof out->format, "%s",
 		 info && info->format_name ? info->format_name : "trace");
-	rc = br_analysis_new(&out->an, &cli->an, err);
+	br_analysis_opts opts = cli->an;
+	if (perio) {
+		perio->label = out->trace->label;
+		perio->origin = br_reader_start_time(r);
+		opts.on_bio = report_perio_bio;
+		opts.on_bio_arg = perio;
+	}
+	rc = br_analysis_new(&out->an, &opts, err);
 	br_progress prog;
 	br_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
 	br_event ev;

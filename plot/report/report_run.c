@@ -45,12 +45,23 @@ int report_run(const report_cli *cli, const char *argv0)
 	int status = 0;
 	br_error err;
 	br_error_clear(&err);
+	report_perio perio = { 0 };
+	char *perio_tmp = NULL;
+	if (cli->per_io) {
+		perio.f = report_tmp_open(cli->per_io, &perio_tmp);
+		if (!perio.f || report_perio_header(perio.f))
+			status = 1;
+	}
 	for (size_t k = 0; k < cli->ntraces && !status; k++, ctx.n++) {
-		if (report_load(cli, k, &ctx.d[k], &err)) {
+		if (report_load(cli, k, &ctx.d[k], perio.f ? &perio : NULL, &err)) {
+			if (err.code == BR_ESYS && perio.f && ferror(perio.f))
+				snprintf(err.file, sizeof err.file, "%s", cli->per_io);
 			print_error(&err);
 			status = 1;
 		}
 	}
+	if (perio.f && report_tmp_close(perio.f, perio_tmp, cli->per_io, status == 0))
+		status = 1;
 	if (!status && ctx.n > 1) {
 		const br_analysis_result *res[BR_CMP_MAX_TRACES];
 		for (size_t k = 0; k < ctx.n; k++)

@@ -52,10 +52,27 @@ const char *br_analysis_phase_name(enum br_phase p);
 #define BR_ANALYSIS_DEFAULT_RANGE (128ull << 20)    /* 128 MiB */
 #define BR_ANALYSIS_DEFAULT_BURST_GAP 1000000000ull /* 1 s */
 
+/* One completed bio, handed to br_analysis_opts.on_bio as it completes
+ * (btt -p's per-IO view): absolute trace-clock times, 0 when absent. */
+typedef struct br_analysis_bio {
+	uint32_t device;              /* where it completed */
+	uint32_t pid;                 /* who queued it */
+	uint64_t sector;              /* the completed request's start and length */
+	uint64_t sectors;
+	uint64_t q_ns, m_ns;          /* its Q; its merge (M/F) when merged */
+	uint64_t g_ns, i_ns;          /* the request's G and I (the bio that became it only) */
+	uint64_t d_ns, c_ns;          /* the request's last D; its C */
+} br_analysis_bio;
+
+/* Return 0 to go on; a negative br_code stops the analysis with it. */
+typedef int (*br_analysis_bio_fn)(void *arg, const br_analysis_bio *bio);
+
 typedef struct br_analysis_opts {
 	br_stats_opts stats;      /* device filter, seek rule, ... */
 	uint64_t range_bytes;     /* hot-range size; 0 = 128 MiB */
 	uint64_t burst_gap_ns;    /* a pause this long starts a new burst to a range; 0 = 1 s */
+	br_analysis_bio_fn on_bio;/* optional: every completed bio with a Q */
+	void *on_bio_arg;
 } br_analysis_opts;
 
 /* One device or one process. IOs and bytes are counted on the stats'
@@ -109,8 +126,8 @@ typedef struct br_analysis_result {
 typedef struct br_analysis br_analysis;
 
 int br_analysis_new(br_analysis **out, const br_analysis_opts *opts, br_error *err);
-/* Count one event; notify records name processes and are otherwise
- * ignored. 0, or BR_ENOMEM. */
+/* Count one event; notify records are ignored. 0, BR_ENOMEM, or what
+ * on_bio returned. */
 int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err);
 int br_analysis_finish(br_analysis *a, br_error *err);
 /* Valid after finish until free. */

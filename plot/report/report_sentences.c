@@ -25,7 +25,9 @@ static void value(const br_cmp_metric *m, size_t k, char *buf, size_t size)
 {
 	char v[32];
 	report_num(m->v[k], v, sizeof v);
-	if (!m->unit[0])
+	if (!strcmp(m->unit, "ms"))
+		report_ms(m->v[k] * 1e6, buf, size);
+	else if (!m->unit[0])
 		snprintf(buf, size, "%s", v);
 	else if (!strcmp(m->unit, "%"))
 		snprintf(buf, size, "%s %%", v);
@@ -91,10 +93,11 @@ static void hot(report_ctx *ctx, size_t k)
 		snprintf(every, sizeof every, " in %llu bursts, one every %s",
 			 (unsigned long long)g->bursts, iv);
 	}
-	bool writes = g->bytes[BR_SDIR_WRITE] * 2 > b;
+	const char *verb = (double)g->bytes[BR_SDIR_WRITE] * 2 > b ? "writes"
+			 : (double)g->bytes[BR_SDIR_READ] * 2 > b  ? "reads" : "moves";
 	snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
-		 "%s %s %.0f %% of its bytes to one %llu MiB range (device %s, from %llu MiB)%s.",
-		 ctx->d[k].trace->label, writes ? "writes" : "moves", share,
+		 "%s %s %.0f %% of its bytes %s one %llu MiB range (device %s, from %llu MiB)%s.",
+		 ctx->d[k].trace->label, verb, share, strcmp(verb, "reads") ? "to" : "from",
 		 (unsigned long long)(g->len >> 20), report_dev(g->device, dev, sizeof dev),
 		 (unsigned long long)(g->start_byte >> 20), every);
 }
@@ -110,11 +113,14 @@ void report_sentences(report_ctx *ctx)
 		if (ctx->d[k].res->mbps < ctx->d[worst].res->mbps)
 			worst = k;
 	const br_analysis_result *rb = ctx->d[best].res, *rw = ctx->d[worst].res;
+	char sb[32], sw[32];
+	report_ms(rb->span_s * 1e9, sb, sizeof sb);
+	report_ms(rw->span_s * 1e9, sw, sizeof sw);
 	if (best != worst && rw->mbps > 0)
 		snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
-			 "%s moved %.1fx the MB/s of %s (%.1f vs %.1f MB/s; %.0f vs %.0f IO/s; runs of %.2f and %.2f s).",
+			 "%s moved %.1fx the MB/s of %s (%.1f vs %.1f MB/s; %.0f vs %.0f IO/s; runs of %s and %s).",
 			 ctx->d[best].trace->label, rb->mbps / rw->mbps, ctx->d[worst].trace->label,
-			 rb->mbps, rw->mbps, rb->iops, rw->iops, rb->span_s, rw->span_s);
+			 rb->mbps, rw->mbps, rb->iops, rw->iops, sb, sw);
 	else
 		snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
 			 "Throughput is the same (%.1f MB/s).", rb->mbps);

@@ -1,0 +1,255 @@
+/* blkreel-report end to end: options and exit codes, errors on bad input
+ * that name the file and byte offset with nothing half-written, the files
+ * it writes, and the comparison sentences on two traces with known
+ * differences. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "tracegen.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = tu_tmpdir();
+	cr_assert(dir);
+}
+
+static void teardown(void)
+{
+	tu_tmpdir_remove(dir);
+}
+
+TestSuite(report, .init = setup, .fini = teardown, .timeout = 120);
+
+static const char *rep(void)
+{
+	return tu_bin("blkreel-report");
+}
+
+static size_t files_in(const char *d)
+{
+	size_t n = 0;
+	DIR *dh = opendir(d);
+	for (struct dirent *e; dh && (e = readdir(dh));)
+		n += e->d_name[0] != '.';
+	if (dh)
+		closedir(dh);
+	return n;
+}
+
+Test(report, help_version_and_usage_errors)
+{
+	char *out = NULL, *err = NULL;
+	cr_expect_eq(tu_runf(&out, NULL, NULL, "'%s' --help", rep()), 0);
+	cr_expect(strstr(out, "Usage: blkreel-report"));
+	cr_expect(strstr(out, "--markdown"));
+	cr_expect(strstr(out, "Exit status"));
+	free(out);
+	cr_expect_eq(tu_runf(&out, NULL, NULL, "'%s' --version", rep()), 0);
+	cr_expect(strstr(out, "blkreel-report "));
+	free(out);
+	static const char *const bad[] = {
+		"",                       /* no trace */
+		"--bogus x",
+		"-l only",                /* a label with no trace after it */
+		"-l a -l b x",
+		"--top 0 x",
+		"--dev 8 x",
+		"--from soon x",
+		"--from 2s --to 1s x",
+		"--json a --html a x",
+		"--range 12 x",
+		"- -",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = tu_runf(NULL, NULL, &err, "'%s' %s < /dev/null", rep(), bad[i]);
+		cr_expect_eq(rc, 2, "'%s': exit %d", bad[i], rc);
+		cr_expect(strstr(err, "Try 'blkreel-report --help'"), "'%s': %s", bad[i], err);
+		free(err);
+	}
+}
+
+/* Bad input: one line naming the file and byte offset, exit 1, and none
+ * of the requested files (nor their temporary names) left behind. */
+Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
+{
+	char path[1024], cut[1024];
+	snprintf(path, sizeof path, "%s/garbage", dir);
+	tu_write_file(path, "GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE", 55);
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q garbage --json r.json --markdown r.md --html r.html",
+			 dir, rep());
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "garbage") && strstr(err, "byte 0"), "%s", err);
+	cr_expect_eq(tu_count_lines(err, ""), 1, "one line: %s", err);
+	cr_expect_eq(files_in(dir), 1, "only the input remains");
+	free(err);
+
+	/* a real trace cut in the middle of a record: the offset of that record */
+	size_t len;
+	char src[1024];
+	snprintf(src, sizeof src, "%s", tu_sample("ext4-loop.blktrace.0"));
+	uint8_t *data = tu_read_file(src, &len);
+	cr_assert(data && len > 1000);
+	snprintf(cut, sizeof cut, "%s/cut.bin", dir);
+	tu_write_file(cut, data, len - 30);
+	free(data);
+	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' cut.bin --json r.json --per-io p.tsv > out.txt", dir, rep());
+	cr_expect_eq(rc, 1);
+	char want[64];
+	snprintf(want, sizeof want, "byte %zu: record cut short", len - 30 - 18);
+	cr_expect(strstr(err, "cut.bin") && strstr(err, want), "%s", err);
+	struct stat st;
+	char p[1100];
+	snprintf(p, sizeof p, "%s/r.json", dir);
+	cr_expect_neq(stat(p, &st), 0);
+	snprintf(p, sizeof p, "%s/p.tsv", dir);
+	cr_expect_neq(stat(p, &st), 0);
+	cr_expect_eq(files_in(dir), 3, "garbage, cut.bin, out.txt only");
+	free(err);
+
+	/* a missing file */
+	rc = tu_runf(NULL, NULL, &err, "'%s' '%s/nope'", rep(), dir);
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "nope"), "%s", err);
+	free(err);
+}
+
+/* An output that cannot be written fails the run with exit 1 and names it. */
+Test(report, unwritable_output_fails)
+{
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "'%s' -q '%s' --json '%s/no/such/dir/r.json'", rep(),
+			 tu_sample("ext4-loop"), dir);
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "r.json"), "%s", err);
+	free(err);
+}
+
+/* The files for reports: JSON with every phase, Markdown tables, HTML that
+ * embeds the figure when blkreel-plot can draw it (and says why not when
+ * it cannot), and the per-IO lines. */
+Test(report, writes_json_markdown_html_and_per_io)
+{
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err,
+			 "cd '%s' && '%s' -l ext4 '%s' --json r.json --markdown r.md --html r.html --per-io p.tsv",
+			 dir, rep(), tu_sample("ext4-loop"));
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "== ext4 ("));
+	cr_expect(strstr(out, "Life of an IO"));
+	cr_expect(strstr(out, "Hottest offset ranges"));
+	free(out);
+	free(err);
+	char p[1100];
+	size_t len;
+	snprintf(p, sizeof p, "%s/r.json", dir);
+	char *json = (char *)tu_read_file(p, &len);
+	cr_assert(json);
+	static const char *const keys[] = {
+		"\"Q2G\"", "\"G2I\"", "\"Q2M\"", "\"I2D\"", "\"M2D\"", "\"D2C\"", "\"Q2C\"", "\"hot_ranges\"",
+		"\"per_process\"", "\"seek_distance_hist\"", "\"time_ns_at_depth\"", "\"never_completed\"",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		cr_expect(strstr(json, keys[i]), "JSON has %s", keys[i]);
+	cr_expect_eq(json[len - 2], '}');
+	free(json);
+	snprintf(p, sizeof p, "%s/r.md", dir);
+	char *md = (char *)tu_read_file(p, &len);
+	cr_assert(md);
+	cr_expect(strstr(md, "# Block I/O report: ext4"));
+	cr_expect(strstr(md, "| phase | N | min | avg |"));
+	free(md);
+	snprintf(p, sizeof p, "%s/r.html", dir);
+	char *html = (char *)tu_read_file(p, &len);
+	cr_assert(html);
+	cr_expect(strstr(html, "<!DOCTYPE html>") && strstr(html, "</html>"));
+	cr_expect(strstr(html, "data:image/png;base64,iVBORw0KGgo") || strstr(html, "No figure: "),
+		  "a figure or the reason there is none");
+	free(html);
+	snprintf(p, sizeof p, "%s/p.tsv", dir);
+	char *tsv = (char *)tu_read_file(p, &len);
+	cr_assert(tsv);
+	/* one line per completed bio with a Q (2072 on this sample), plus the header */
+	cr_expect_eq(tu_count_lines(tsv, "\t"), 2073);
+	cr_expect(strstr(tsv, "ext4\t7,0\t6521\t15944\t2\t0\t16788\t-1\t-1\t23252\t95178\t95178\t71926\n"),
+		  "first IO as btt -p shows it (Q 0, G 16788, D 23252, C 95178 ns)");
+	free(tsv);
+
+	/* --no-figure says so in the page */
+	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html n.html --no-figure", dir, rep(),
+		     tu_sample("ext4-loop"));
+	cr_expect_eq(rc, 0);
+	snprintf(p, sizeof p, "%s/n.html", dir);
+	html = (char *)tu_read_file(p, &len);
+	cr_assert(html);
+	cr_expect(strstr(html, "No figure: --no-figure was given"));
+	free(html);
+}
+
+/* Two traces of 100 4 KiB reads: A issues one every 10 us, alternating
+ * between two far areas (99 seeks), each served in 8 us; B one every 5 us,
+ * sequential except a jump every 10 IOs (9 seeks), each served in 2 us.
+ * Spans: A 990 us + 8010 ns = 998010 ns, B 495 us + 2010 ns = 497010 ns. */
+static void make_pair(const char *a_path, const char *b_path)
+{
+	tg_buf a = { 0 }, b = { 0 };
+	for (uint64_t i = 0; i < 100; i++) {
+		uint64_t ta = i * 10000, sa = (i % 2) * 1000000 + i * 8;
+		uint64_t tb = i * 5000, sb = (i / 10) * 100000 + (i % 10) * 8;
+		br_event e;
+		e = tg_io(ta, BR_MKDEV(8, 0), 0, TG_Q_R, sa, 4096, 10);
+		tg_append(&a, &e, false);
+		e = tg_io(ta + 10, BR_MKDEV(8, 0), 0, TG_D_R, sa, 4096, 10);
+		tg_append(&a, &e, false);
+		e = tg_io(ta + 10 + 8000, BR_MKDEV(8, 0), 0, TG_C_R, sa, 4096, 0);
+		tg_append(&a, &e, false);
+		e = tg_io(tb, BR_MKDEV(8, 0), 0, TG_Q_R, sb, 4096, 10);
+		tg_append(&b, &e, false);
+		e = tg_io(tb + 10, BR_MKDEV(8, 0), 0, TG_D_R, sb, 4096, 10);
+		tg_append(&b, &e, false);
+		e = tg_io(tb + 10 + 2000, BR_MKDEV(8, 0), 0, TG_C_R, sb, 4096, 0);
+		tg_append(&b, &e, false);
+	}
+	cr_assert_eq(tg_write(&a, a_path), 0);
+	cr_assert_eq(tg_write(&b, b_path), 0);
+	tg_free(&a);
+	tg_free(&b);
+}
+
+Test(report, comparison_states_the_differences_with_numbers)
+{
+	char a[1100], b[1100];
+	snprintf(a, sizeof a, "%s/a.bin", dir);
+	snprintf(b, sizeof b, "%s/b.bin", dir);
+	make_pair(a, b);
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err, "cd '%s' && '%s' -l seeky a.bin -l calm b.bin --json c.json",
+			 dir, rep());
+	cr_assert_eq(rc, 0, "%s", err);
+	/* MB/s: 409600 B / 497010 ns = 824.1 vs / 998010 ns = 410.4 -> 2.0x */
+	cr_expect(strstr(out, "calm moved 2.0x the MB/s of seeky (824.1 vs 410.4 MB/s"), "%s", out);
+	/* D2C 2 us vs 8 us; seeks/s 9 / 497010 ns = 18108 vs 99 / 998010 ns = 99197 -> 5.5x */
+	cr_expect(strstr(out, "calm: "), "%s", out);
+	cr_expect(strstr(out, "4.0x lower D2C avg (2.0 us vs 8.0 us)"), "%s", out);
+	cr_expect(strstr(out, "5.5x fewer seeks/s (18108 vs 99197)"), "%s", out);
+	/* the differences come before each trace's own report */
+	cr_expect(strstr(out, "== Differences: seeky vs calm") < strstr(out, "== seeky ("));
+	free(out);
+	free(err);
+	char p[1100];
+	size_t len;
+	snprintf(p, sizeof p, "%s/c.json", dir);
+	char *json = (char *)tu_read_file(p, &len);
+	cr_assert(json);
+	cr_expect(strstr(json, "\"throughput_best\": \"calm\""));
+	cr_expect(strstr(json, "{\"key\": \"d2c_avg_ms\", \"name\": \"D2C avg\", \"unit\": \"ms\", \"better\": \"lower\", \"values\": [0.008, 0.002], \"ratio\": 4, \"best\": \"calm\", \"agrees_with_throughput\": true"),
+		  "%s", json);
+	free(json);
+}

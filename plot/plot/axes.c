@@ -10,8 +10,8 @@ double nice_ceil(double v)
 	if (!(v > 0))
 		return 1;
 	double e = pow(10, floor(log10(v)));
-	static const double m[] = { 1, 2, 2.5, 5, 10 };
-	for (int i = 0; i < 5; i++)
+	static const double m[] = { 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10 };
+	for (int i = 0; i < 11; i++)
 		if (m[i] * e >= v * (1 - 1e-9))
 			return m[i] * e;
 	return 10 * e;
@@ -87,4 +87,18 @@ void format_width(double ns, char *buf, size_t n)
 		snprintf(buf, n, "%g ms", ns / 1e6);
 	else
 		snprintf(buf, n, "%g \xc2\xb5s", ns / 1e3);
+}
+
+void offset_unit(double max_mb, double *div, const char **name)
+{
+	if (max_mb >= 1e7) {
+		*div = 1e6;
+		*name = "TB";
+	} else if (max_mb >= 1e4) {
+		*div = 1e3;
+		*name = "GB";
+	} else {
+		*div = 1;
+		*name = "MB";
+	}
 }

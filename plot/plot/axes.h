@@ -25,4 +25,7 @@ void time_unit(double span_ns, double *div, const char **name);
 /* "1 s", "20 ms", "500 us" for a bucket width. */
 void format_width(double ns, char *buf, size_t n);
 
+/* Unit for offsets up to max_mb: MB, GB or TB (divisor from MB). */
+void offset_unit(double max_mb, double *div, const char **name);
+
 #endif

@@ -8,11 +8,18 @@
 
 #define START_COL_NS 10000ull  /* 10 us */
 #define START_ROW_SHIFT 3      /* 4 KiB rows */
+#define ROW_COARSEN 2          /* rows grow 4x at a time when cells run out */
 #define ROW_BITS 40
 
 static inline size_t slot_of(uint64_t key, size_t mask)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+	/* murmur3's finaliser: every key bit reaches the low bits */
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	key *= 0xc4ceb9fe1a85ec53ull;
+	key ^= key >> 33;
+	return (size_t)key & mask;
 }
 
 int density_init(density *d, uint64_t origin_ns)
@@ -59,17 +66,29 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 	density_cell *n = calloc(newcap, sizeof(density_cell));
 	if (!n)
 		return BR_ENOMEM;
-	size_t used = 0;
-	for (size_t i = 0; i < d->cap; i++) {
-		density_cell *c = &d->cells[i];
-		if (!c->key)
-			continue;
-		uint64_t col = density_col(c->key) >> cshift, row = density_row(c->key) >> rshift;
-		density_cell *t = find_or_add(n, newcap, (col << ROW_BITS) | (row + 1), &used);
-		for (int k = 0; k < DENSITY_KINDS; k++)
-			for (int r = 0; r < DENSITY_DIRS; r++)
-				t->n[k][r] = sat_add(t->n[k][r], c->n[k][r]);
-		t->pid = c->pid;
+	size_t used = 0, mask = newcap - 1;
+	/* in batches: compute and prefetch the new slots, then insert */
+	for (size_t base = 0; base < d->cap; base += DENSITY_BATCH) {
+		size_t end = base + DENSITY_BATCH < d->cap ? base + DENSITY_BATCH : d->cap;
+		uint64_t key[DENSITY_BATCH];
+		for (size_t i = base; i < end; i++) {
+			density_cell *c = &d->cells[i];
+			if (!c->key)
+				continue;
+			uint64_t col = density_col(c->key) >> cshift, row = density_row(c->key) >> rshift;
+			key[i - base] = (col << ROW_BITS) | (row + 1);
+			__builtin_prefetch(&n[slot_of(key[i - base], mask)], 1);
+		}
+		for (size_t i = base; i < end; i++) {
+			density_cell *c = &d->cells[i];
+			if (!c->key)
+				continue;
+			density_cell *t = find_or_add(n, newcap, key[i - base], &used);
+			for (int k = 0; k < DENSITY_KINDS; k++)
+				for (int r = 0; r < DENSITY_DIRS; r++)
+					t->n[k][r] = sat_add(t->n[k][r], c->n[k][r]);
+			t->pid = c->pid;
+		}
 	}
 	free(d->cells);
 	d->cells = n;
@@ -81,33 +100,66 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 	return 0;
 }
 
-int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid)
+/* Coarsen until col and row fit, and make room for n more cells. */
+static int make_room(density *d, uint64_t max_rel, uint64_t max_sector, size_t n)
 {
-	uint64_t rel = time > d->origin ? time - d->origin : 0;
-	uint64_t col = rel / d->col_ns;
-	while (col >= DENSITY_MAX_COLS) {
+	while (max_rel / d->col_ns >= DENSITY_MAX_COLS)
 		if (rebuild(d, 1, 0, d->cap))
 			return BR_ENOMEM;
-		col = rel / d->col_ns;
-	}
-	uint64_t row = sector >> d->row_shift;
-	while (row >= (1ull << ROW_BITS) - 2) {
+	while ((max_sector >> d->row_shift) >= (1ull << ROW_BITS) - 2)
 		if (rebuild(d, 0, 1, d->cap))
 			return BR_ENOMEM;
-		row = sector >> d->row_shift;
-	}
-	while ((d->used + 1) * 4 > d->cap * 3) {
-		int rc = d->cap * 2 <= DENSITY_MAX_CELLS * 2 ? rebuild(d, 0, 0, d->cap * 2)
-							      : rebuild(d, 0, 1, d->cap);
+	while ((d->used + n) * 2 > d->cap) {
+		int rc = d->cap < DENSITY_MAX_CELLS * 2 ? rebuild(d, 0, 0, d->cap * 2)
+							: rebuild(d, 0, ROW_COARSEN, d->cap);
 		if (rc)
 			return rc;
-		row = sector >> d->row_shift;
 	}
-	density_cell *c = find_or_add(d->cells, d->cap, (col << ROW_BITS) | (row + 1), &d->used);
-	if (c->n[kind][dir] != 0xffff)
-		c->n[kind][dir]++;
-	c->pid = pid;
-	if (row > d->max_row)
-		d->max_row = row;
 	return 0;
+}
+
+int density_flush(density *d)
+{
+	unsigned n = d->npend;
+	if (!n)
+		return 0;
+	uint64_t max_rel = 0, max_sector = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (d->pend[i].rel > max_rel)
+			max_rel = d->pend[i].rel;
+		if (d->pend[i].sector > max_sector)
+			max_sector = d->pend[i].sector;
+	}
+	int rc = make_room(d, max_rel, max_sector, n);
+	if (rc)
+		return rc;
+	uint64_t key[DENSITY_BATCH];
+	size_t mask = d->cap - 1;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t col = d->pend[i].rel / d->col_ns, row = d->pend[i].sector >> d->row_shift;
+		key[i] = (col << ROW_BITS) | (row + 1);
+		__builtin_prefetch(&d->cells[slot_of(key[i], mask)], 1);
+		if (row > d->max_row)
+			d->max_row = row;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		density_cell *c = find_or_add(d->cells, d->cap, key[i], &d->used);
+		uint16_t *v = &c->n[d->pend[i].kind][d->pend[i].dir];
+		if (*v != 0xffff)
+			(*v)++;
+		c->pid = d->pend[i].pid;
+	}
+	d->npend = 0;
+	return 0;
+}
+
+int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid)
+{
+	struct density_pending *p = &d->pend[d->npend++];
+	p->rel = time > d->origin ? time - d->origin : 0;
+	p->sector = sector;
+	p->kind = (uint8_t)kind;
+	p->dir = (uint8_t)dir;
+	p->pid = pid;
+	return d->npend == DENSITY_BATCH ? density_flush(d) : 0;
 }

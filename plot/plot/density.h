@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 #define DENSITY_MAX_COLS 4096
-#define DENSITY_MAX_CELLS (1u << 20)
+#define DENSITY_MAX_CELLS (1u << 19)
 #define DENSITY_MAX_PIDS 255      /* slot 255 = any other process */
 #define DENSITY_KINDS 3           /* Q, D, C (enum br_stats_kind) */
 #define DENSITY_DIRS 3            /* read, write, other (enum br_sdir) */
+#define DENSITY_BATCH 64
 
 typedef struct density_cell {
 	uint64_t key;                 /* 0 = empty slot; else col<<40 | row+1 */
@@ -29,12 +30,21 @@ typedef struct density {
 	uint64_t origin;              /* absolute ns of column 0 */
 	uint64_t max_row;
 	unsigned npids;
+	/* IOs are binned in batches: the slots of a whole batch are computed
+	 * and prefetched first, so the cache misses of a table larger than the
+	 * CPU cache overlap instead of queueing */
+	struct density_pending {
+		uint64_t rel, sector;
+		uint8_t kind, dir, pid;
+	} pend[DENSITY_BATCH];
+	unsigned npend;
 } density;
 
 int density_init(density *d, uint64_t origin_ns);
 void density_free(density *d);
-/* 0, or BR_ENOMEM. */
+/* 0, or BR_ENOMEM. Call density_flush before reading the cells. */
 int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid);
+int density_flush(density *d);
 
 static inline uint64_t density_col(uint64_t key) { return key >> 40; }
 static inline uint64_t density_row(uint64_t key) { return (key & ((1ull << 40) - 1)) - 1; }

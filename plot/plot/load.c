@@ -62,6 +62,7 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 	br_event ev;
 	uint64_t nev = 0;
 	unsigned last_pid = 0;
+	int best_kind = BR_KIND_Q;
 	while ((rc = br_reader_next(r, &ev, err)) > 0) {
 		br_progress_tick(&prog, ++nev, NULL);
 		if (br_event_is_notify(&ev))
@@ -79,6 +80,11 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 			continue;
 		int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C : code == __BLK_TA_ISSUE ? BR_KIND_D
 											    : BR_KIND_Q;
+		/* marks come from C, else D, else Q: once a better kind shows up
+		 * the lesser ones need not be binned any more */
+		if (kind < best_kind)
+			continue;
+		best_kind = kind;
 		uint8_t pid = o->by_process ? pid_slot(t, ev.pid, ev.comm, &last_pid) : 0;
 		if (density_add(&t->dens, ev.time, ev.sector, kind, br_stats_sdir(&ev), pid)) {
 			rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
@@ -86,6 +92,8 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 		}
 	}
 	br_progress_done(&prog);
+	if (rc >= 0 && density_flush(&t->dens))
+		rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
 	if (rc < 0)
 		goto out;
 	rc = br_stats_finish(t->stats, err);
@@ -194,6 +202,7 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 		if (rc < 0)
 			return rc;
 	}
+	plot_offset_ranges(o, d);
 	return 0;
 }
 

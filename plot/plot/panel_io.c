@@ -14,17 +14,6 @@
 
 #define MAX_CH 8
 
-typedef struct rowcount {
-	double mb;
-	double n;
-} rowcount;
-
-static int cmp_rowcount(const void *a, const void *b)
-{
-	double x = ((const rowcount *)a)->mb, y = ((const rowcount *)b)->mb;
-	return x < y ? -1 : x > y;
-}
-
 static double row_mb(const density *dn, uint64_t row)
 {
 	return (double)(row << dn->row_shift) * 512.0 / 1e6;
@@ -43,90 +32,6 @@ static void io_time_range(const rctx *c, double *t0, double *t1)
 		*t0 = (double)c->f->io_t0;
 		*t1 = (double)c->f->io_t1;
 	}
-}
-
-void io_offset_range(const rctx *c, int only_trace, double *lo, double *hi, char *note, size_t n)
-{
-	const plot_data *d = c->d;
-	const plot_opts *o = c->o;
-	size_t total = 0;
-	for (size_t t = 0; t < d->n; t++)
-		if (only_trace < 0 || (size_t)only_trace == t)
-			total += d->tr[t].dens.used;
-	rowcount *rc = malloc((total ? total : 1) * sizeof(*rc));
-	size_t m = 0;
-	double sum = 0, rowh = 0;
-	for (size_t t = 0; t < d->n && rc; t++) {
-		if (only_trace >= 0 && (size_t)only_trace != t)
-			continue;
-		const density *dn = &d->tr[t].dens;
-		int kind = d->tr[t].tot->io_kind;
-		double h = row_mb(dn, 1);
-		if (h > rowh)
-			rowh = h;
-		for (size_t i = 0; i < dn->cap; i++) {
-			const density_cell *cl = &dn->cells[i];
-			if (!cl->key || !cell_count(cl, kind))
-				continue;
-			double tc = (double)density_col(cl->key) * (double)dn->col_ns;
-			if (tc + (double)dn->col_ns <= c->t0 || tc > c->t1)
-				continue;
-			rc[m].mb = row_mb(dn, density_row(cl->key));
-			rc[m].n = cell_count(cl, kind);
-			sum += rc[m].n;
-			m++;
-		}
-	}
-	double qlo = 0, qhi = 1;
-	if (m) {
-		qsort(rc, m, sizeof(*rc), cmp_rowcount);
-		double acc = 0;
-		bool got_lo = false;
-		for (size_t i = 0; i < m; i++) {
-			acc += rc[i].n;
-			if (!got_lo && acc >= sum * 0.005) {
-				qlo = rc[i].mb;
-				got_lo = true;
-			}
-			if (acc >= sum * 0.995) {
-				qhi = rc[i].mb + rowh;
-				break;
-			}
-		}
-	}
-	if (o->has_z) {
-		*lo = o->z0;
-		*hi = o->z1;
-	} else {
-		double span = qhi - qlo;
-		if (span < 1)
-			span = 1;
-		double a = qlo - span * 0.04, b = qhi + span * 0.04;
-		if (a < 0)
-			a = 0;
-		ticks tk;
-		nice_ticks(a, b, 6, &tk);
-		*lo = floor(a / tk.step) * tk.step;
-		*hi = ceil(b / tk.step) * tk.step;
-		if (*hi <= *lo)
-			*hi = *lo + tk.step;
-	}
-	double outside = 0;
-	for (size_t i = 0; i < m; i++)
-		if (rc[i].mb + rowh <= *lo || rc[i].mb >= *hi)
-			outside += rc[i].n;
-	if (note) {
-		char a[32], b[32];
-		tick_label(*lo, *hi - *lo < 10 ? 1 : 0, a, sizeof(a));
-		tick_label(*hi, *hi - *lo < 10 ? 1 : 0, b, sizeof(b));
-		if (outside > 0)
-			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s MB shown%s; %.0f of %.0f IOs (%.1f%%) lie outside",
-				 a, b, o->has_z ? " (-z)" : ", the busy region", outside, sum,
-				 100.0 * outside / (sum > 0 ? sum : 1));
-		else
-			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s MB shown (every IO)", a, b);
-	}
-	free(rc);
 }
 
 /* Top processes of a trace by IO marks: slot -> channel (MAX_CH-1 = other). */
@@ -188,10 +93,15 @@ int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, ch
 void panel_io(const rctx *c, rect r, int only_trace)
 {
 	const plot_data *d = c->d;
-	double lo, hi;
-	io_offset_range(c, only_trace, &lo, &hi, NULL, 0);
+	const offset_range *zr = &d->zr[only_trace < 0 ? 0 : only_trace + 1];
+	double lo = zr->lo, hi = zr->hi;
 	draw_time_axis(c, r, false);
-	draw_value_axis(c, r, lo, hi, "Offset (MB)", value_ticks_for(c, r));
+	double udiv;
+	const char *uname;
+	offset_unit(hi, &udiv, &uname);
+	char ytitle[32];
+	snprintf(ytitle, sizeof(ytitle), "Offset (%s)", uname);
+	draw_value_axis(c, r, lo / udiv, hi / udiv, ytitle, value_ticks_for(c, r));
 	if (d->empty)
 		return;
 	int pw = (int)lround(r.w / c->px), ph = (int)lround(r.h / c->px);

@@ -51,6 +51,11 @@ typedef struct plot_trace {
 	char comms[DENSITY_MAX_PIDS][20];
 } plot_trace;
 
+typedef struct offset_range {
+	double lo, hi;                /* MB */
+	char note[240];
+} offset_range;
+
 typedef struct plot_data {
 	size_t n;
 	plot_trace tr[PLOT_MAX_TRACES];
@@ -58,6 +63,7 @@ typedef struct plot_data {
 	uint64_t t0, t1;              /* x range, ns relative to each start */
 	bool empty;                   /* no IO in range (with --allow-empty) */
 	bool lat_ok;                  /* some trace has D or C events */
+	offset_range zr[PLOT_MAX_TRACES + 1]; /* all traces, then each alone */
 	char notes[4][200];
 	size_t nnotes;
 } plot_data;
@@ -66,6 +72,9 @@ typedef struct plot_data {
  * negative br_code with err naming the file. */
 int plot_load(const plot_opts *o, plot_data *d, br_error *err);
 void plot_data_free(plot_data *d);
+
+/* offset_range.c: fill d->zr (after plot_load). */
+void plot_offset_ranges(const plot_opts *o, plot_data *d);
 
 /* csv.c */
 int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_error *err);

@@ -157,7 +157,7 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	char wbuf[32];
 	format_width((double)d->width_ns, wbuf, sizeof(wbuf));
 	if ((panels & 1u << PANEL_IO) && !d->empty && !o->stack)
-		io_offset_range(&c, -1, &(double){ 0 }, &(double){ 0 }, notes[nn++], sizeof(notes[0]));
+		snprintf(notes[nn++], sizeof(notes[0]), "%s", d->zr[0].note);
 	for (size_t i = 0; i < d->nnotes && nn < 8; i++)
 		snprintf(notes[nn++], sizeof(notes[0]), "%s", d->notes[i]);
 	set_font(&c, fs * 0.85, false);

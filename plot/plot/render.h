@@ -71,7 +71,5 @@ double panel_stats_height(const rctx *c);
 int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const frame_opts *f,
 		  double W, double H, double px, br_error *err);
 
-/* The io panel's offset range (MB) and a note about it. */
-void io_offset_range(const rctx *c, int only_trace, double *lo, double *hi, char *note, size_t n);
 
 #endif

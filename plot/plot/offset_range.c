@@ -1,0 +1,139 @@
+/* The io panel's offset range: by default the busy region, the offsets
+ * holding the middle 99 % of the IOs (0.5 % cut at each end) with a small
+ * margin, rounded to ticks; -z sets it. Computed once per figure from the
+ * density grids, with a note saying what the range leaves out. */
+#include "axes.h"
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double row_mb(const density *dn, uint64_t row)
+{
+	return (double)(row << dn->row_shift) * 512.0 / 1e6;
+}
+
+static unsigned cell_count(const density_cell *cl, int kind)
+{
+	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
+}
+
+typedef struct rowcount {
+	double mb;
+	double n;
+} rowcount;
+
+static int cmp_rowcount(const void *a, const void *b)
+{
+	double x = ((const rowcount *)a)->mb, y = ((const rowcount *)b)->mb;
+	return x < y ? -1 : x > y;
+}
+
+
+
+
+/* "120 MB", "1.25 GB", "3.2 TB" with digits for the span shown. */
+static void offset_label(double mb, double span, char *buf, size_t n)
+{
+	double div = 1;
+	const char *u = "MB";
+	offset_unit(mb > span ? mb : span, &div, &u);
+	double v = mb / div, s = span / div;
+	int dec = s >= 10 ? 0 : s >= 1 ? 1 : s >= 0.1 ? 2 : 3;
+	if (v == 0)
+		dec = 0;
+	snprintf(buf, n, "%.*f %s", dec, v, u);
+}
+
+static void one_range(const plot_opts *o, const plot_data *d, int only_trace, double *lo, double *hi,
+		      char *note, size_t n)
+{
+	size_t total = 0;
+	for (size_t t = 0; t < d->n; t++)
+		if (only_trace < 0 || (size_t)only_trace == t)
+			total += d->tr[t].dens.used;
+	rowcount *rc = malloc((total ? total : 1) * sizeof(*rc));
+	size_t m = 0;
+	double sum = 0, rowh = 0;
+	for (size_t t = 0; t < d->n && rc; t++) {
+		if (only_trace >= 0 && (size_t)only_trace != t)
+			continue;
+		const density *dn = &d->tr[t].dens;
+		int kind = d->tr[t].tot->io_kind;
+		double h = row_mb(dn, 1);
+		if (h > rowh)
+			rowh = h;
+		for (size_t i = 0; i < dn->cap; i++) {
+			const density_cell *cl = &dn->cells[i];
+			if (!cl->key || !cell_count(cl, kind))
+				continue;
+			double tc = (double)density_col(cl->key) * (double)dn->col_ns;
+			if (tc + (double)dn->col_ns <= (double)d->t0 || tc > (double)d->t1)
+				continue;
+			rc[m].mb = row_mb(dn, density_row(cl->key));
+			rc[m].n = cell_count(cl, kind);
+			sum += rc[m].n;
+			m++;
+		}
+	}
+	double qlo = 0, qhi = 1;
+	if (m) {
+		qsort(rc, m, sizeof(*rc), cmp_rowcount);
+		double acc = 0;
+		bool got_lo = false;
+		for (size_t i = 0; i < m; i++) {
+			acc += rc[i].n;
+			if (!got_lo && acc >= sum * 0.005) {
+				qlo = rc[i].mb;
+				got_lo = true;
+			}
+			if (acc >= sum * 0.995) {
+				qhi = rc[i].mb + rowh;
+				break;
+			}
+		}
+	}
+	if (o->has_z) {
+		*lo = o->z0;
+		*hi = o->z1;
+	} else {
+		double span = qhi - qlo;
+		if (span < 1)
+			span = 1;
+		double a = qlo - span * 0.02, b = qhi + span * 0.02;
+		if (a < span * 0.1)
+			a = 0; /* close to the start: show it from 0 */
+		*lo = a;
+		*hi = b;
+	}
+	double outside = 0;
+	for (size_t i = 0; i < m; i++)
+		if (rc[i].mb + rowh <= *lo || rc[i].mb >= *hi)
+			outside += rc[i].n;
+	if (note) {
+		char a[32], b[32];
+		offset_label(*lo, *hi - *lo, a, sizeof(a));
+		offset_label(*hi, *hi - *lo, b, sizeof(b));
+		if (outside > 0)
+			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s shown%s; %.0f of %.0f IOs (%.1f%%) lie outside",
+				 a, b, o->has_z ? " (-z)" : ", the busy region", outside, sum,
+				 100.0 * outside / (sum > 0 ? sum : 1));
+		else
+			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s shown (every IO)", a, b);
+	}
+	free(rc);
+}
+
+
+void plot_offset_ranges(const plot_opts *o, plot_data *d)
+{
+	for (size_t k = 0; k <= d->n; k++) {
+		if (k && d->n == 1) {
+			d->zr[k] = d->zr[0];
+			continue;
+		}
+		offset_range *z = &d->zr[k];
+		one_range(o, d, (int)k - 1, &z->lo, &z->hi, z->note, sizeof(z->note));
+	}
+}

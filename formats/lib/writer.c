@@ -22,6 +22,8 @@ static const br_writer_ops *ops_for(enum br_output_kind kind)
 	case BR_OUT_STREAM: return &br_stream_writer_ops;
 	case BR_OUT_SPLIT: return &br_split_writer_ops;
 	case BR_OUT_COMPRESSED: return &br_tgz_writer_ops;
+	case BR_OUT_FIO_IOLOG: return &br_iolog_writer_ops;
+	case BR_OUT_CSV: return &br_csv_writer_ops;
 	}
 	return NULL;
 }
@@ -31,6 +33,10 @@ enum br_output_kind br_output_kind_for_path(const char *path)
 	size_t n = strlen(path);
 	if (n >= 3 && strcmp(path + n - 3, ".gz") == 0)
 		return BR_OUT_COMPRESSED;
+	if (n >= 6 && strcmp(path + n - 6, ".iolog") == 0)
+		return BR_OUT_FIO_IOLOG;
+	if (n >= 4 && strcmp(path + n - 4, ".csv") == 0)
+		return BR_OUT_CSV;
 	return BR_OUT_STREAM;
 }
 

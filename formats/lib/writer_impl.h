@@ -30,5 +30,7 @@ typedef struct br_writer_ops {
 extern const br_writer_ops br_stream_writer_ops;
 extern const br_writer_ops br_split_writer_ops;
 extern const br_writer_ops br_tgz_writer_ops;
+extern const br_writer_ops br_iolog_writer_ops; /* out_iolog.c */
+extern const br_writer_ops br_csv_writer_ops;   /* out_csv.c */
 
 #endif

@@ -18,7 +18,14 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input=TRACE      add an input (same as a TRACE argument)\n"
 	"  -o, --output=FILE      convert to FILE: *.gz is the compressed trace file,\n"
-	"                         anything else a single blk_io_trace stream; - = stdout\n"
+	"                         *.iolog a fio iolog (fio --read_iolog replays it),\n"
+	"                         *.csv one row per IO, anything else a single\n"
+	"                         blk_io_trace stream; - = stdout\n"
+	"      --input-format=NAME  read every input as NAME instead of detecting it:\n"
+	"                         blkparse, blkreplay, disksim, msr, fiu, fio, blktrace,\n"
+	"                         blkreel\n"
+	"      --skip-bad         text inputs: skip malformed lines and count them,\n"
+	"                         instead of stopping at the first\n"
 	"      --split=NAME       write a per-CPU set NAME.blktrace.<cpu> (blkparse, btt,\n"
 	"                         iowatcher read it in file mode)\n"
 	"      --info             print a summary: devices, span, events by action, IO\n"
@@ -56,7 +63,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 enum {
 	OPT_SPLIT = 256, OPT_INFO, OPT_FROM, OPT_TO, OPT_SALVAGE, OPT_FAST, OPT_TEXT,
-	OPT_NO_PROGRESS,
+	OPT_NO_PROGRESS, OPT_INPUT_FORMAT, OPT_SKIP_BAD,
 };
 
 static int add_input(parse_cli *cli, const char *path)
@@ -87,6 +94,8 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		{ "fast", no_argument, NULL, OPT_FAST },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
+		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -138,6 +147,16 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 			break;
 		}
 		case OPT_NO_PROGRESS: cli->progress = false; break;
+		case OPT_INPUT_FORMAT: {
+			bool known = false;
+			for (size_t i = 0; br_input_format_names[i]; i++)
+				known |= strcmp(br_input_format_names[i], optarg) == 0;
+			if (!known)
+				return usage_error("--input-format: unknown format '%s'", optarg);
+			cli->read.format = optarg;
+			break;
+		}
+		case OPT_SKIP_BAD: cli->read.skip_bad = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_EXIT_OK;

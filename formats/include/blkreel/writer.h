@@ -23,6 +23,8 @@ enum br_output_kind {
 	BR_OUT_STREAM = 1,
 	BR_OUT_SPLIT,
 	BR_OUT_COMPRESSED,
+	BR_OUT_FIO_IOLOG,   /* fio iolog v3 of the issued IOs, for fio --read_iolog */
+	BR_OUT_CSV,         /* one row per IO: time, device, op, offset, bytes, latency */
 };
 
 #define BR_LEVEL_DEFAULT 6   /* within a few % of gzip -6 */
@@ -38,8 +40,9 @@ typedef struct br_writer_opts {
 int br_writer_open(br_writer **out, enum br_output_kind kind, const char *path,
 		   const br_writer_opts *opts, br_error *err);
 
-/* Guess the kind from an output name: "*.gz" → compressed, otherwise a
- * stream. (--split is asked for explicitly.) */
+/* Guess the kind from an output name: "*.gz" → compressed, "*.iolog" →
+ * fio iolog, "*.csv" → CSV, otherwise a stream. (--split is asked for
+ * explicitly.) */
 enum br_output_kind br_output_kind_for_path(const char *path);
 
 int br_writer_write(br_writer *w, const br_event *ev, br_error *err);

@@ -1,0 +1,41 @@
+/* cli.h — blkreel-replay's options. */
+#ifndef REPLAY_CLI_H
+#define REPLAY_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "plan.h"
+
+enum { CLI_OK = -1, CLI_EXIT_OK = 0, CLI_USAGE = 2 };
+
+typedef struct cli_map {
+	uint32_t dev;
+	bool any;
+	const char *path;
+} cli_map;
+
+typedef struct replay_opts {
+	const char **inputs;
+	size_t ninputs;
+	cli_map *maps;
+	size_t nmaps;
+	bool write, force, source_q, no_stall, closed, buffered, stop_on_error;
+	bool progress, quiet;
+	enum plan_fit fit;
+	uint64_t offset;
+	double speed;
+	unsigned max_inflight;    /* 0 = default */
+	unsigned threads;         /* thread engine workers, 0 = default */
+	const char *engine;       /* NULL = best available */
+	uint64_t spin_ns;
+	const char *output;       /* -o */
+	const char *report;       /* --report */
+} replay_opts;
+
+/* CLI_OK to run, CLI_EXIT_OK after --help/--version, CLI_USAGE (message
+ * printed), or 1 when out of memory. */
+int cli_read(int argc, char **argv, replay_opts *o);
+void cli_free(replay_opts *o);
+
+#endif

@@ -1,0 +1,23 @@
+/* clock.h — the replay's one clock (CLOCK_MONOTONIC ns) and the wait that
+ * lands on an absolute target: sleep until shortly before it, then spin. */
+#ifndef REPLAY_CLOCK_H
+#define REPLAY_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Ask for 1 ns timer slack for the calling thread (prctl); 0 or -errno. */
+int clock_min_slack(void);
+
+/* Return at or just after target: clock_nanosleep(ABSTIME) to
+ * target - spin_ns, then spin. Returns the time it returned at. */
+uint64_t clock_wait_until(uint64_t target, uint64_t spin_ns);
+
+#endif

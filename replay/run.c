@@ -1,0 +1,402 @@
+/* run.c — the replay from start to end: targets and safety checks, the
+ * checking scan, engine and buffers, the streaming planner feeding the
+ * timing thread, then the report. Every path closes what it opened. */
+#include "run.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "blkreel/progress.h"
+#include "blkreel/reader.h"
+#include "clock.h"
+#include "pattern.h"
+#include "report.h"
+#include "safety.h"
+#include "scan.h"
+#include "session.h"
+#include "spool.h"
+
+#define RING_ITEMS 65536
+#define DEFAULT_DEPTH 256
+
+typedef struct run_ctx {
+	const replay_opts *o;
+	const char **inputs;
+	char spool[512];
+	target targets[PLAN_MAX_TARGETS];
+	size_t ntargets;
+	plan_map maps[PLAN_MAX_TARGETS];
+	plan_cfg cfg;
+	plan_totals scan;
+	session s;
+	void *bufmem;
+	bool ring_up, stats_up, engine_up;
+	br_progress progress;
+	double cpu_used;
+} run_ctx;
+
+static int fail(const br_error *err)
+{
+	char msg[1600];
+	fprintf(stderr, "blkreel-replay: %s\n", br_error_format(err, msg, sizeof msg));
+	return 1;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int open_targets(run_ctx *c, br_error *err)
+{
+	const replay_opts *o = c->o;
+	for (size_t i = 0; i < o->nmaps; i++) {
+		size_t ti = c->ntargets;
+		for (size_t j = 0; j < c->ntargets; j++)
+			if (strcmp(c->targets[j].path, o->maps[i].path) == 0)
+				ti = j;
+		c->maps[i] = (plan_map){ .dev = o->maps[i].dev, .any = o->maps[i].any,
+					 .target = (uint16_t)ti };
+		if (ti < c->ntargets)
+			continue;
+		target *t = &c->targets[c->ntargets];
+		int rc = target_stat(t, o->maps[i].path, err);
+		if (!rc && !o->force)
+			rc = safety_check_use(t, err);
+		if (!rc)
+			rc = target_open(t, o->write, !o->force, err);
+		if (rc)
+			return rc;
+		c->ntargets++;
+	}
+	return 0;
+}
+
+static int check_content(run_ctx *c, br_error *err)
+{
+	if (c->o->force)
+		return 0;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		int rc = safety_check_content(&c->targets[i], c->o->write, c->scan.devices,
+					      c->scan.ndevices, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int setup_buffers(run_ctx *c, br_error *err)
+{
+	session *s = &c->s;
+	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
+	if (!len)
+		len = 4096;
+	if (posix_memalign(&c->bufmem, 4096, len * s->depth))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory for %u buffers of %zu bytes",
+				    s->depth, len);
+	s->ios = calloc(s->depth, sizeof *s->ios);
+	s->free_slots = calloc(s->depth, sizeof *s->free_slots);
+	if (!s->ios || !s->free_slots)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	memset(c->bufmem, 0, len * s->depth);
+	for (unsigned i = 0; i < s->depth; i++) {
+		s->ios[i].slot = i;
+		s->ios[i].buf = (char *)c->bufmem + (size_t)i * len;
+		if (c->o->write)
+			pattern_init_buffer(s->ios[i].buf, len);
+		s->free_slots[i] = s->depth - 1 - i;
+	}
+	s->nfree = s->depth;
+	return 0;
+}
+
+static int start_engine(run_ctx *c, struct iovec *iov, br_error *err)
+{
+	session *s = &c->s;
+	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
+	for (unsigned i = 0; i < s->depth; i++)
+		iov[i] = (struct iovec){ s->ios[i].buf, len ? len : 4096 };
+	engine_cfg cfg = { .depth = s->depth, .bufs = iov, .threads = c->o->threads,
+			   .complete = session_complete, .ctx = s };
+	for (size_t i = 0; engine_list[i]; i++) {
+		const engine_ops *e = engine_list[i];
+		if (c->o->engine && strcmp(c->o->engine, e->name))
+			continue;
+		if (engine_check(e))
+			continue;
+		s->eng_state = calloc(1, e->state_size);
+		if (!s->eng_state)
+			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+		int rc = e->init(s->eng_state, &cfg, err);
+		if (!rc) {
+			s->eng = e;
+			c->engine_up = true;
+			return 0;
+		}
+		free(s->eng_state);
+		s->eng_state = NULL;
+		if (c->o->engine || !engine_list[i + 1])
+			return rc;
+		char msg[1024];
+		fprintf(stderr, "blkreel-replay: %s unavailable (%s); using %s\n", e->name,
+			br_error_format(err, msg, sizeof msg), engine_list[i + 1]->name);
+		br_error_clear(err);
+	}
+	return br_error_set(err, BR_EINVAL, 0, NULL, -1, "no IO engine available");
+}
+
+/* The streaming planner: read the trace again, push items to the timing
+ * thread. fill_only: stop when the ring is full (before the clock starts). */
+typedef struct feeder {
+	br_reader *r;
+	plan_state *p;
+	replay_item pend[2];
+	int npend, ipend;
+	bool eof;
+} feeder;
+
+static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
+{
+	session *s = &c->s;
+	for (;;) {
+		while (f->ipend < f->npend) {
+			if (item_ring_push(&s->ring, &f->pend[f->ipend])) {
+				f->ipend++;
+				continue;
+			}
+			if (fill_only)
+				return 0;
+			if (atomic_load(&s->abort))
+				return 0;
+			br_progress_tick(&c->progress, atomic_load(&s->issued), NULL);
+			struct timespec ts = { 0, 200000 };
+			nanosleep(&ts, NULL);
+		}
+		if (f->eof)
+			return 0;
+		br_event ev;
+		int rc = br_reader_next(f->r, &ev, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			f->eof = true;
+			return 0;
+		}
+		f->npend = plan_feed(f->p, &ev, f->pend);
+		f->ipend = 0;
+	}
+}
+
+static int replay(run_ctx *c, br_error *err)
+{
+	session *s = &c->s;
+	feeder f = { 0 };
+	int rc = br_reader_open(&f.r, c->inputs, c->o->ninputs, NULL, err);
+	if (rc)
+		return rc;
+	f.p = plan_new(&c->cfg);
+	if (!f.p) {
+		br_reader_close(f.r);
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	}
+	rc = feed(c, &f, true, err);
+	pthread_t timing;
+	bool started = false;
+	double cpu0 = cpu_seconds();
+	if (!rc) {
+		s->trace_t0 = c->scan.first_t;
+		s->t_start = now_ns() + 2000000;
+		s->stats.t_start = s->t_start;
+		if (c->o->output)
+			rc = tracelog_open(&s->tl, c->o->output, c->scan.first_t - s->t_start, err);
+	}
+	if (!rc) {
+		int e = pthread_create(&timing, NULL, session_timing_main, s);
+		if (e)
+			rc = br_error_set(err, BR_ESYS, e, NULL, -1, "starting the timing thread");
+		started = !e;
+	}
+	if (!rc)
+		rc = feed(c, &f, false, err);
+	if (rc)
+		atomic_store(&s->abort, true);
+	atomic_store(&s->ring.done, true);
+	if (started) {
+		while (pthread_tryjoin_np(timing, NULL) != 0) {
+			br_progress_draw(&c->progress, atomic_load(&s->issued), NULL, false);
+			struct timespec ts = { 0, 50000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	br_progress_done(&c->progress);
+	plan_free(f.p);
+	br_reader_close(f.r);
+	c->cpu_used = cpu_seconds() - cpu0;
+	if (!rc && s->rc) {
+		*err = s->err;
+		rc = s->rc;
+	}
+	return rc;
+}
+
+static void finish_report(run_ctx *c, int *status)
+{
+	session *s = &c->s;
+	replay_result r = {
+		.o = c->o, .engine = s->eng->name, .engine_desc = s->eng->describe,
+		.plan = &c->scan, .st = &s->stats, .targets = c->targets, .ntargets = c->ntargets,
+		.depth = s->depth, .cpu_s = c->cpu_used, .aborted = atomic_load(&s->abort),
+	};
+	r.duration_ns = s->stats.last_issue > s->t_start ? s->stats.last_issue - s->t_start : 0;
+	r.wall_ns = s->stats.last_done > s->t_start ? s->stats.last_done - s->t_start : 0;
+	r.inversions = s->inversions + (s->eng->inversions ? s->eng->inversions(s->eng_state) : 0);
+	br_error err;
+	br_error_clear(&err);
+	if (s->tl) {
+		int rc = tracelog_close(s->tl, &r.out_events, &r.out_clamped, &err);
+		s->tl = NULL;
+		if (rc)
+			*status = fail(&err);
+	}
+	/* the scan's counts are the plan; what was left out is in them too */
+	fidelity f;
+	report_compute(&r, &f);
+	if (!c->o->quiet)
+		report_text(stdout, &r, &f);
+	if (c->o->report && report_json(c->o->report, &r, &f, &err))
+		*status = fail(&err);
+	if (f.failed) {
+		fprintf(stderr, "blkreel-replay: %llu IOs failed (see the report)\n",
+			(unsigned long long)f.failed);
+		*status = 1;
+	}
+	if (r.aborted)
+		*status = 1;
+}
+
+static void release(run_ctx *c)
+{
+	session *s = &c->s;
+	if (c->engine_up) {
+		s->eng->finish(s->eng_state);
+		c->engine_up = false;
+	}
+	if (s->tl) {
+		tracelog_close(s->tl, NULL, NULL, NULL);
+		s->tl = NULL;
+	}
+	free(s->eng_state);
+	if (c->ring_up)
+		item_ring_free(&s->ring);
+	if (c->stats_up)
+		stats_free(&s->stats);
+	free(s->ios);
+	free(s->free_slots);
+	free(c->bufmem);
+	for (size_t i = 0; i < c->ntargets; i++)
+		target_close(&c->targets[i]);
+	if (c->spool[0])
+		unlink(c->spool);
+	free(c->inputs);
+}
+
+static int prepare(run_ctx *c, br_error *err)
+{
+	const replay_opts *o = c->o;
+	c->inputs = calloc(o->ninputs, sizeof *c->inputs);
+	if (!c->inputs)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	for (size_t i = 0; i < o->ninputs; i++) {
+		c->inputs[i] = o->inputs[i];
+		if (strcmp(o->inputs[i], "-") == 0) {
+			int rc = spool_stdin(c->spool, sizeof c->spool, err);
+			if (rc)
+				return rc;
+			c->inputs[i] = c->spool;
+		}
+	}
+	int rc = open_targets(c, err);
+	if (rc)
+		return rc;
+	c->cfg = (plan_cfg){
+		.source_q = o->source_q, .maps = c->maps, .nmaps = o->nmaps, .targets = c->targets,
+		.ntargets = c->ntargets, .fit = o->fit, .offset = o->offset, .buffered = o->buffered,
+		.reads_only = !o->write,
+	};
+	rc = scan_trace(c->inputs, o->ninputs, &c->cfg, &c->scan, err);
+	if (rc)
+		return rc;
+	memcpy(c->cfg.max_end, c->scan.max_end, sizeof c->cfg.max_end);
+	rc = scan_check(&c->scan, &c->cfg, err);
+	if (!rc)
+		rc = check_content(c, err);
+	if (rc)
+		return rc;
+	if (c->scan.ndevices > 1 && o->nmaps == 1 && o->maps[0].any)
+		fprintf(stderr, "blkreel-replay: warning: the trace has %zu devices; -d replays all of "
+			"them onto %s (--map keeps them apart)\n", c->scan.ndevices, o->maps[0].path);
+	session *s = &c->s;
+	s->depth = o->max_inflight ? o->max_inflight
+		   : o->no_stall ? (unsigned)(c->scan.trace_inflight_max ? c->scan.trace_inflight_max : 1)
+				 : DEFAULT_DEPTH;
+	s->targets = c->targets;
+	s->ntargets = c->ntargets;
+	s->speed = o->speed;
+	s->no_stall = o->no_stall;
+	s->closed = o->closed;
+	s->write = o->write;
+	s->stop_on_error = o->stop_on_error;
+	s->spin_ns = o->spin_ns;
+	uint64_t span = c->scan.last_t - c->scan.first_t;
+	if (stats_init(&s->stats, (uint64_t)((double)span / o->speed) + 1000000000ull))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	c->stats_up = true;
+	if (item_ring_init(&s->ring, RING_ITEMS))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	c->ring_up = true;
+	rc = setup_buffers(c, err);
+	if (rc)
+		return rc;
+	struct iovec *iov = calloc(s->depth, sizeof *iov);
+	if (!iov)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	rc = start_engine(c, iov, err);
+	free(iov);
+	return rc;
+}
+
+int replay_run(const replay_opts *o)
+{
+	run_ctx *c = calloc(1, sizeof *c);
+	if (!c) {
+		fprintf(stderr, "blkreel-replay: out of memory\n");
+		return 1;
+	}
+	c->o = o;
+	br_error err;
+	br_error_clear(&err);
+	int status = 0;
+	int rc = prepare(c, &err);
+	if (!rc) {
+		br_progress_init(&c->progress, STDERR_FILENO, o->progress, "blkreel-replay");
+		rc = replay(c, &err);
+		if (rc)
+			status = fail(&err);
+		/* the engine has every completion once finished */
+		c->s.eng->finish(c->s.eng_state);
+		c->engine_up = false;
+		finish_report(c, &status);
+	} else {
+		status = fail(&err);
+	}
+	release(c);
+	free(c);
+	return status;
+}

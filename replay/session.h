@@ -1,0 +1,52 @@
+/* session.h — one replay in progress: what the planner, the timing thread
+ * and the completion path share. */
+#ifndef REPLAY_SESSION_H
+#define REPLAY_SESSION_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "blkreel/error.h"
+#include "engine.h"
+#include "ring.h"
+#include "stats.h"
+#include "target.h"
+#include "tracelog.h"
+
+typedef struct session {
+	/* set up before the timing thread starts */
+	const engine_ops *eng;
+	void *eng_state;
+	target *targets;
+	size_t ntargets;
+	item_ring ring;
+	replay_io *ios;            /* depth slots */
+	unsigned depth;
+	unsigned *free_slots;      /* stack, under stats.lock */
+	unsigned nfree;
+	tracelog *tl;
+	double speed;
+	bool no_stall, closed, write, stop_on_error;
+	uint64_t spin_ns;
+	uint64_t trace_t0;         /* trace ns that maps to t_start */
+	uint64_t t_start;          /* monotonic ns of the replay's origin */
+	/* live */
+	atomic_uint inflight;
+	atomic_uint_fast64_t completed;
+	atomic_uint_fast64_t issued;
+	atomic_bool abort;
+	replay_stats stats;
+	uint64_t inversions;       /* timing thread: issue stamps out of plan order */
+	/* the timing thread's result */
+	int rc;
+	br_error err;
+} session;
+
+/* The timing thread: pops planned items, waits for each one's moment on the
+ * absolute schedule, issues it, and at the end waits for every completion. */
+void *session_timing_main(void *arg);
+
+/* The engines' completion callback (ctx = session). */
+void session_complete(void *ctx, replay_io *io, int res, uint64_t t_done);
+
+#endif

@@ -1,0 +1,90 @@
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int target_stat(target *t, const char *path, br_error *err)
+{
+	memset(t, 0, sizeof *t);
+	t->path = path;
+	t->fd = t->fd_buf = -1;
+	t->align = 512;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return br_error_set(err, BR_ESYS, errno, path, -1, "target");
+	if (S_ISBLK(st.st_mode)) {
+		t->blockdev = true;
+		t->rdev = st.st_rdev;
+	} else if (S_ISREG(st.st_mode)) {
+		t->size = (uint64_t)st.st_size;
+	} else {
+		return br_error_set(err, BR_EINVAL, 0, path, -1,
+				    "target is neither a block device nor a regular file");
+	}
+	return 0;
+}
+
+static void dio_alignment(target *t)
+{
+#ifdef STATX_DIOALIGN
+	struct statx sx;
+	if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+	    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align) {
+		t->align = sx.stx_dio_offset_align;
+		return;
+	}
+#endif
+	int ssz;
+	if (t->blockdev && ioctl(t->fd, BLKSSZGET, &ssz) == 0 && ssz > 0)
+		t->align = (unsigned)ssz;
+}
+
+int target_open(target *t, bool write, bool excl, br_error *err)
+{
+	int mode = write ? O_RDWR : O_RDONLY;
+	int ex = (excl && t->blockdev) ? O_EXCL : 0;
+	t->fd_buf = open(t->path, mode | ex | O_CLOEXEC);
+	if (t->fd_buf < 0) {
+		int e = errno;
+		if (e == EBUSY)
+			return br_error_set(err, BR_ESYS, e, t->path, -1,
+					    "busy: mounted or opened exclusively by another program "
+					    "(--force to replay anyway)");
+		return br_error_set(err, BR_ESYS, e, t->path, -1, "opening the target");
+	}
+	t->excl = ex != 0;
+	t->fd = open(t->path, mode | O_DIRECT | O_CLOEXEC);
+	if (t->fd >= 0) {
+		t->direct = true;
+	} else {
+		t->direct_note = errno == EINVAL ? "the filesystem does not support O_DIRECT"
+						 : "O_DIRECT open failed";
+		t->fd = t->fd_buf;
+	}
+	if (t->blockdev) {
+		uint64_t size;
+		if (ioctl(t->fd_buf, BLKGETSIZE64, &size) != 0) {
+			int e = errno;
+			target_close(t);
+			return br_error_set(err, BR_ESYS, e, t->path, -1, "BLKGETSIZE64");
+		}
+		t->size = size;
+	}
+	if (t->direct)
+		dio_alignment(t);
+	return 0;
+}
+
+void target_close(target *t)
+{
+	if (t->fd >= 0 && t->fd != t->fd_buf)
+		close(t->fd);
+	if (t->fd_buf >= 0)
+		close(t->fd_buf);
+	t->fd = t->fd_buf = -1;
+}

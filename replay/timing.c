@@ -1,0 +1,197 @@
+/* timing.c — the dedicated timing thread. Each IO's target is computed on
+ * an absolute schedule from the replay's start (never from the previous
+ * IO), so lateness does not accumulate; it sleeps to shortly before the
+ * target with 1 ns timer slack, then spins. IOs already due are handed to
+ * the engine together in one submit. Completions arrive on other threads,
+ * so a slow completion never holds back a submission (only the --max-inflight
+ * cap does, by design). */
+#include "session.h"
+
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "blkreel/event.h"
+#include "clock.h"
+#include "pattern.h"
+
+#define BATCH_MAX 32
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t target_of(const session *s, const replay_item *it, uint64_t shift)
+{
+	uint64_t rel = it->t_trace > s->trace_t0 ? it->t_trace - s->trace_t0 : 0;
+	return s->t_start + (uint64_t)((double)rel / s->speed) + shift;
+}
+
+static unsigned take_slot(session *s)
+{
+	pthread_mutex_lock(&s->stats.lock);
+	unsigned slot = s->free_slots[--s->nfree];
+	pthread_mutex_unlock(&s->stats.lock);
+	return slot;
+}
+
+typedef struct batch {
+	replay_io *io[BATCH_MAX];
+	unsigned n;
+} batch;
+
+static int commit(session *s, batch *b)
+{
+	if (!b->n)
+		return 0;
+	if (!(s->eng->flags & ENGINE_STAMPS_ISSUE)) {
+		uint64_t t = now_ns();
+		for (unsigned i = 0; i < b->n; i++) {
+			b->io[i]->t_issue = t;
+			stats_issue(&s->stats, b->io[i]);
+			tracelog_add(s->tl, b->io[i], &s->targets[b->io[i]->it.target], __BLK_TA_ISSUE,
+				     t, 0);
+		}
+	}
+	b->n = 0;
+	return s->eng->commit(s->eng_state, &s->err);
+}
+
+/* Wait until fewer than depth IOs are in flight. */
+static void wait_slot(session *s)
+{
+	unsigned spins = 0;
+	while (atomic_load(&s->inflight) >= s->depth) {
+		if (++spins < 2000)
+			__asm__ __volatile__("" ::: "memory");
+		else
+			sched_yield();
+	}
+}
+
+/* --closed: wait for the completions the original had seen. Returns false
+ * when nothing is in flight that could bring them (counted, not waited). */
+static bool wait_deps(session *s, uint64_t deps)
+{
+	while (atomic_load(&s->completed) < deps) {
+		if (atomic_load(&s->inflight) == 0)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static int issue_one(session *s, const replay_item *it, uint64_t due, batch *b)
+{
+	unsigned slot = take_slot(s);
+	replay_io *io = &s->ios[slot];
+	io->it = *it;
+	const struct target *tg = &s->targets[it->target];
+	io->fd = it->buffered ? tg->fd_buf : tg->fd;
+	io->t_target = due;
+	if (it->kind == RK_WRITE)
+		pattern_stamp(io->buf, it->len, it->trace_off, it->seq);
+	unsigned n = atomic_fetch_add(&s->inflight, 1) + 1;
+	if (n > s->stats.inflight_max)
+		s->stats.inflight_max = n;
+	io->t_submit = now_ns();
+	if (s->no_stall)
+		io->t_target = io->t_submit;
+	tracelog_add(s->tl, io, tg, __BLK_TA_QUEUE, io->t_submit, 0);
+	b->io[b->n++] = io;
+	atomic_fetch_add(&s->issued, 1);
+	return s->eng->queue(s->eng_state, io, &s->err);
+}
+
+static int run_schedule(session *s)
+{
+	batch b = { .n = 0 };
+	uint64_t shift = 0;
+	for (;;) {
+		if (atomic_load(&s->abort))
+			break;
+		const replay_item *it = item_ring_peek(&s->ring, 0);
+		if (!it) {
+			if (atomic_load(&s->ring.done) && !item_ring_peek(&s->ring, 0))
+				break;
+			int rc = commit(s, &b);
+			if (rc)
+				return rc;
+			nap(20000);
+			continue;
+		}
+		uint64_t due = target_of(s, it, shift);
+		if (s->closed && it->deps > atomic_load(&s->completed)) {
+			int rc = commit(s, &b);
+			if (rc)
+				return rc;
+			if (!wait_deps(s, it->deps))
+				s->stats.deps_unmet++;
+			uint64_t now = now_ns();
+			if (now > due) {
+				shift += now - due;
+				due = now;
+			}
+		}
+		if (atomic_load(&s->inflight) >= s->depth) {
+			int rc = commit(s, &b);
+			if (rc)
+				return rc;
+			wait_slot(s);
+		}
+		if (!s->no_stall && due > now_ns()) {
+			int rc = commit(s, &b);
+			if (rc)
+				return rc;
+			clock_wait_until(due, s->spin_ns);
+		}
+		replay_item copy = *it;
+		item_ring_pop(&s->ring);
+		int rc = issue_one(s, &copy, due, &b);
+		if (rc)
+			return rc;
+		/* go on batching only while the next IO is already due */
+		const replay_item *next = item_ring_peek(&s->ring, 0);
+		bool more = next && b.n < BATCH_MAX && atomic_load(&s->inflight) < s->depth &&
+			   (s->no_stall || target_of(s, next, shift) <= now_ns()) &&
+			   !(s->closed && next->deps > atomic_load(&s->completed));
+		if (!more && (rc = commit(s, &b)))
+			return rc;
+	}
+	return commit(s, &b);
+}
+
+void *session_timing_main(void *arg)
+{
+	session *s = arg;
+	clock_min_slack();
+	s->rc = run_schedule(s);
+	if (s->rc)
+		atomic_store(&s->abort, true);
+	/* every IO handed over completes before the engine is finished */
+	while (atomic_load(&s->inflight) > 0)
+		nap(100000);
+	return NULL;
+}
+
+void session_complete(void *ctx, replay_io *io, int res, uint64_t t_done)
+{
+	session *s = ctx;
+	const struct target *tg = &s->targets[io->it.target];
+	bool stamps = s->eng->flags & ENGINE_STAMPS_ISSUE;
+	if (stamps)
+		tracelog_add(s->tl, io, tg, __BLK_TA_ISSUE, io->t_issue, 0);
+	tracelog_add(s->tl, io, tg, __BLK_TA_COMPLETE, t_done, res);
+	pthread_mutex_lock(&s->stats.lock);
+	if (stamps)
+		stats_issue(&s->stats, io);
+	stats_complete(&s->stats, io, res, t_done);
+	s->free_slots[s->nfree++] = io->slot; /* the slot may be reused from here */
+	pthread_mutex_unlock(&s->stats.lock);
+	if (res < 0 && s->stop_on_error)
+		atomic_store(&s->abort, true);
+	atomic_fetch_add(&s->completed, 1);
+	atomic_fetch_sub(&s->inflight, 1);
+}

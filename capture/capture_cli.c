@@ -12,7 +12,9 @@
 static const char usage_text[] =
 	"Usage: blkreel-capture [OPTION]... -d DEVICE... [-- COMMAND [ARG]...]\n"
 	"Trace block devices while COMMAND runs (or for -w seconds, or until Ctrl-C)\n"
-	"and write the compressed trace file NAME.blktrace.gz.\n"
+	"and write the compressed trace file NAME.blktrace.gz. To a file, records are\n"
+	"spooled raw to NAME.blktrace.spool while tracing and compressed afterwards,\n"
+	"so the workload does not pay for compression.\n"
 	"\n"
 	"  -d, --dev=DEVICE        trace DEVICE (a block device); repeat for more, all\n"
 	"                          go into one file\n"
@@ -34,8 +36,10 @@ static const char usage_text[] =
 	"      --list-backends     say which backends work here and why the others don't\n"
 	"      --allow-drops       exit 0 even when events were lost\n"
 	"      --cleanup           restore kernel state left by a killed capture\n"
-	"  -l, --level=N           compression level 1..9 (default 1: cheapest)\n"
-	"  -j, --threads=N         compression threads (default 1)\n"
+	"  -l, --level=N           compression level 1..9 (default 6; 1 when streaming\n"
+	"                          to stdout, where compression runs during tracing)\n"
+	"  -j, --threads=N         compression threads (default: all CPUs once tracing\n"
+	"                          stops; 1 when streaming)\n"
 	"  -q, --quiet             no status line, no summary (errors still show)\n"
 	"      --no-progress       no live status line\n"
 	"  -h, --help              show this help and exit\n"
@@ -135,8 +139,9 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 	memset(cli, 0, sizeof *cli);
 	cli->act_mask = 0xffff;
 	cli->progress = true;
-	cli->write.level = BR_LEVEL_FAST;
-	cli->write.threads = 1;
+	/* 0 = chosen by the output: see outputs.c */
+	cli->write.level = 0;
+	cli->write.threads = 0;
 	int c;
 	opterr = 0;
 	/* '+': stop at the first non-option, so COMMAND's own options are its. */

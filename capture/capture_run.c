@@ -161,7 +161,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	for (unsigned c = 0; c < s->cfg.ncpu; c++)
 		total += s->drops[c];
 	char bytes[32], extra[96];
-	br_format_bytes(br_writer_bytes(s->out.w[0]), bytes, sizeof bytes);
+	br_format_bytes(br_writer_bytes(s->out.live[0]), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
 	br_progress_draw(p, st.written, extra, force);
 }
@@ -344,8 +344,8 @@ int capture_run(const capture_cli *cli)
 		.names = !(s.be->flags & CAP_HAS_NAMES),
 		.comm = s.be->comm,
 		.comm_state = s.st,
-		.out = { s.out.w[0], s.out.w[1] },
-		.nout = s.out.n,
+		.out = { s.out.live[0], s.out.live[1] },
+		.nout = s.out.nlive,
 		.window_ns = REORDER_WINDOW_NS,
 	};
 	int result = 0;
@@ -392,7 +392,9 @@ int capture_run(const capture_cli *cli)
 	const char *be_name = s.be->name;
 	if (release_backend(&s))
 		failed = true;
-	s.bytes_written = s.out.n ? br_writer_bytes(s.out.w[0]) : 0;
+	s.bytes_written = s.out.nlive ? br_writer_bytes(s.out.live[0]) : 0;
+	if (s.out.spooling && !cli->quiet)
+		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s.out.gz_path);
 	if ((rc = cap_outputs_close(&s.out, &err))) {
 		say_error("finishing the output", &err);
 		failed = true;

@@ -2,6 +2,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "spool.h"
 
 static void build_base(char *out, size_t size, const capture_cli *cli, const char *name)
 {
@@ -18,31 +21,59 @@ static void build_base(char *out, size_t size, const capture_cli *cli, const cha
 		snprintf(out, size, "%.1000s", stem);
 }
 
+/* The final writers: compressed, and the per-CPU set with --split. */
+static int open_final(cap_outputs *o, br_writer **w, unsigned *n, const br_writer_opts *opts, br_error *err)
+{
+	*n = 0;
+	int rc = br_writer_open(&w[0], BR_OUT_COMPRESSED, o->gz_path, opts, err);
+	if (rc)
+		return rc;
+	*n = 1;
+	if (o->split_base[0]) {
+		rc = br_writer_open(&w[1], BR_OUT_SPLIT, o->split_base, opts, err);
+		if (rc) {
+			br_writer_abort(w[0]);
+			*n = 0;
+			return rc;
+		}
+		*n = 2;
+	}
+	return 0;
+}
+
 int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name, br_error *err)
 {
 	memset(o, 0, sizeof *o);
 	const char *name = cli->output ? cli->output : default_name;
-	char base[1024];
+	o->final_opts = cli->write;
 	if (strcmp(name, "-") == 0) {
 		snprintf(o->gz_path, sizeof o->gz_path, "-");
-	} else {
-		build_base(base, sizeof base, cli, name);
-		snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.blktrace.gz", base);
-		if (cli->split)
-			snprintf(o->split_base, sizeof o->split_base, "%s", base);
+		/* live: cheapest level unless asked, one compressor thread */
+		if (!o->final_opts.level)
+			o->final_opts.level = BR_LEVEL_FAST;
+		if (!o->final_opts.threads)
+			o->final_opts.threads = 1;
+		return open_final(o, o->live, &o->nlive, &o->final_opts, err);
 	}
-	int rc = br_writer_open(&o->w[o->n], BR_OUT_COMPRESSED, o->gz_path, &cli->write, err);
+	char base[1024];
+	build_base(base, sizeof base, cli, name);
+	snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.blktrace.gz", base);
+	if (cli->split)
+		snprintf(o->split_base, sizeof o->split_base, "%s", base);
+	/* Create the final files now, so a bad path fails before tracing starts. */
+	br_writer *probe[2];
+	unsigned np;
+	int rc = open_final(o, probe, &np, &o->final_opts, err);
 	if (rc)
 		return rc;
-	o->n++;
-	if (o->split_base[0]) {
-		rc = br_writer_open(&o->w[o->n], BR_OUT_SPLIT, o->split_base, &cli->write, err);
-		if (rc) {
-			cap_outputs_abort(o);
-			return rc;
-		}
-		o->n++;
-	}
+	for (unsigned i = 0; i < np; i++)
+		br_writer_abort(probe[i]);
+	snprintf(o->spool_path, sizeof o->spool_path, "%.1000s.blktrace.spool", base);
+	rc = br_writer_open(&o->live[0], BR_OUT_STREAM, o->spool_path, NULL, err);
+	if (rc)
+		return rc;
+	o->nlive = 1;
+	o->spooling = true;
 	return 0;
 }
 
@@ -50,22 +81,52 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 {
 	int first = 0;
 	br_error e;
-	for (unsigned i = 0; i < o->n; i++) {
-		int rc = br_writer_close(o->w[i], &e);
+	for (unsigned i = 0; i < o->nlive; i++) {
+		if (i == 0 && !o->spooling)
+			o->final_events = br_writer_events(o->live[0]);
+		int rc = br_writer_close(o->live[i], &e);
 		if (rc && !first) {
 			first = rc;
-			if (err)
-				*err = e;
+			*err = e;
 		}
-		o->w[i] = NULL;
 	}
-	o->n = 0;
+	o->nlive = 0;
+	if (!o->spooling)
+		return first;
+	/* Even when the spool's last write failed (a full disk), what reached
+	 * it is whole records up to a torn tail: compress those. */
+	br_writer *w[2];
+	unsigned n;
+	int rc = open_final(o, w, &n, &o->final_opts, &e);
+	if (rc == 0) {
+		int64_t got = cap_spool_replay(o->spool_path, w, n, &e);
+		if (got < 0)
+			rc = (int)got;
+		else
+			o->final_events = (uint64_t)got;
+		for (unsigned i = 0; i < n; i++) {
+			br_error ce;
+			int crc = br_writer_close(w[i], &ce);
+			if (crc && !rc) {
+				rc = crc;
+				e = ce;
+			}
+		}
+	}
+	if (rc && !first) {
+		first = rc;
+		*err = e;
+	}
+	unlink(o->spool_path);
+	o->spooling = false;
 	return first;
 }
 
 void cap_outputs_abort(cap_outputs *o)
 {
-	for (unsigned i = 0; i < o->n; i++)
-		br_writer_abort(o->w[i]);
-	o->n = 0;
+	for (unsigned i = 0; i < o->nlive; i++)
+		br_writer_abort(o->live[i]);
+	o->nlive = 0;
+	if (o->spooling)
+		unlink(o->spool_path);
 }

@@ -1,5 +1,8 @@
 /* outputs.h — the files a capture writes: NAME.blktrace.gz (or the
- * compressed stream on stdout) and, with --split, NAME.blktrace.<cpu>. */
+ * compressed stream on stdout) and, with --split, NAME.blktrace.<cpu>.
+ *
+ * To a file, the capture spools raw records to NAME.blktrace.spool and
+ * compresses at the end (spool.h says why); to stdout it compresses live. */
 #ifndef BLKREEL_CAPTURE_OUTPUTS_H
 #define BLKREEL_CAPTURE_OUTPUTS_H
 
@@ -10,15 +13,20 @@
 #include "capture_cli.h"
 
 typedef struct cap_outputs {
-	br_writer *w[2];
-	unsigned n;
+	br_writer *live[2];     /* what the capture writes to while tracing */
+	unsigned nlive;
+	bool spooling;
+	char spool_path[1040];
 	char gz_path[1024];     /* "-" for stdout */
 	char split_base[1024];  /* "" without --split */
+	br_writer_opts final_opts;
+	uint64_t final_events;  /* records in the finished file */
 } cap_outputs;
 
 /* Open them; name defaults to the first device's kernel name. */
 int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name, br_error *err);
-/* Make what was written readable now (a stop on error keeps it). */
+/* Finish: with a spool, compress it into the final files and remove it.
+ * Whatever fails, everything that could be made readable is. */
 int cap_outputs_close(cap_outputs *o, br_error *err);
 /* Remove them (nothing was captured: do not leave files that look whole). */
 void cap_outputs_abort(cap_outputs *o);

@@ -17,9 +17,10 @@ command -v fio >/dev/null || { echo "capture.sh: needs fio" >&2; exit 1; }
 exec 9>/run/lock/blkreel-tracer.lock
 flock 9
 
-TMP="" LOOP="" SHM=""
+TMP="" LOOP="" SHM="" DEBUGFS_MOUNTED=0
 cleanup() {
     set +e
+    ((DEBUGFS_MOUNTED)) && umount /sys/kernel/debug
     [[ -n $LOOP ]] && losetup -d "$LOOP"
     [[ -n $SHM ]] && rm -f "$SHM"
     [[ -n $TMP ]] && rm -rf "$TMP"
@@ -56,11 +57,15 @@ run_mode() { # run_mode MODE -> appends IOPS
         ;;
     blktrace)
         command -v blktrace >/dev/null || { NOTE[$m]="not installed"; return; }
+        if ! mountpoint -q /sys/kernel/debug; then # blktrace needs it; put back in cleanup
+            mount -t debugfs nodev /sys/kernel/debug && DEBUGFS_MOUNTED=1
+        fi
         blktrace -d "$LOOP" -o - >"$TMP/bt.bin" 2>"$out" &
         local bt=$!
         sleep 1
-        if ! kill -0 "$bt" 2>/dev/null; then
-            wait "$bt" || true
+        # Under lockdown blktrace cannot open the relay files but keeps running, tracing nothing.
+        if ! kill -0 "$bt" 2>/dev/null || grep -qiE 'failed|not permitted' "$out"; then
+            kill -INT "$bt" 2>/dev/null; wait "$bt" || true
             NOTE[$m]="fails here: $(grep -m1 -v '^$' "$out" || echo "exited")"
             return
         fi
@@ -79,7 +84,7 @@ for r in $(seq "$ROUNDS"); do
     done
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print ""}'; }
+median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print ""}'; }
 base=$(echo "${IOPS[none]}" | median)
 echo
 echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r)"

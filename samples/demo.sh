@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# demo.sh — run by `make demo` once the tools are in bin/. Shows blkreel reading the bundled
-# real trace: samples/ext4-loop.blktrace.{0,1}, a per-CPU set captured with the ftrace blk tracer
-# (see samples/README.md).
+# demo.sh — run by `make demo` once the tools are in bin/: what a bundled trace holds, then the
+# main job: blkreel-plot comparing two bundled samples, written to demo.png at the checkout root.
+# Samples: the compressed captures samples/*.blktrace.gz (same workload on two filesystems) when
+# present; until then the real ext4-on-loop capture samples/ext4-loop.blktrace.{0,1} against
+# the NVMe sample in ../shared/realtraces, or alone.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-SAMPLE=samples/ext4-loop
 PARSE=bin/blkreel-parse
-[[ -x $PARSE ]] || { echo "demo: $PARSE is not built (run make)" >&2; exit 1; }
-ls "$SAMPLE".blktrace.* >/dev/null 2>&1 || { echo "demo: no $SAMPLE.blktrace.* files" >&2; exit 1; }
+PLOT=bin/blkreel-plot
+for t in "$PARSE" "$PLOT"; do
+	[[ -x $t ]] || { echo "demo: $t is not built (run make)" >&2; exit 1; }
+done
 
-echo "== $PARSE --info $SAMPLE   (what the per-CPU set holds: files, CPUs, devices, event counts, span)"
-"$PARSE" --info "$SAMPLE"
+# pick two traces: the first two compressed samples (ext4 and xfs first), else what exists
+mapfile -t gz < <(ls samples/*.blktrace.gz 2>/dev/null | sort -t/ -k2,2 | awk '/ext4/ {print; next} {rest[NR]=$0} END {for (i in rest) print rest[i]}')
+args=()
+label() { local b=${1##*/}; echo "${b%%.blktrace*}"; }
+if ((${#gz[@]} >= 2)); then
+	args=(-t "${gz[0]}" -l "$(label "${gz[0]}")" -t "${gz[1]}" -l "$(label "${gz[1]}")")
+	first=${gz[0]}
+else
+	first=samples/ext4-loop
+	ls "$first".blktrace.* >/dev/null 2>&1 || { echo "demo: no samples found" >&2; exit 1; }
+	args=(-t "$first" -l "ext4 on loop")
+	nvme=../shared/realtraces/takeoverjp_blktrace_viewer/sample.blktrace.0
+	[[ -f $nvme ]] && args+=(-t "$nvme" -l "NVMe sample (random 4K reads)")
+fi
+
+echo "== $PARSE --info $first   (what the trace holds)"
+"$PARSE" --info "$first" | head -n 12
 echo
-echo "== $PARSE $SAMPLE | head -n 30   (the first events, merged across CPUs in time order)"
-# head closes the pipe early; a SIGPIPE in the parser is expected, not a failure
-"$PARSE" "$SAMPLE" | head -n 30 || [[ ${PIPESTATUS[0]} -eq 141 ]]
+echo "== $PLOT $(printf '%q ' "${args[@]}")-o demo.png   (the figure: offsets, throughput, seeks, IOPS, latency, queue depth, stats)"
+"$PLOT" -q "${args[@]}" -o demo.png
+echo "demo: wrote $(pwd)/demo.png"

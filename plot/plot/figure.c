@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err)
@@ -16,6 +17,15 @@ int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err)
 	int fd = mkstemp(tmp);
 	if (fd < 0)
 		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot create a file beside it");
+	/* mkstemp makes 0600; the finished file gets the usual 0666 & ~umask */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return br_error_set(err, BR_ESYS, e, tmp, -1, "cannot set permissions");
+	}
 	close(fd);
 	return 0;
 }

@@ -34,16 +34,16 @@ static int cmp_rowcount(const void *a, const void *b)
 
 
 /* "120 MB", "1.25 GB", "3.2 TB" with digits for the span shown. */
-static void offset_label(double mb, double span, char *buf, size_t n)
+static void offset_label(double mb, double top, double span, char *buf, size_t n, bool unit)
 {
 	double div = 1;
 	const char *u = "MB";
-	offset_unit(mb > span ? mb : span, &div, &u);
+	offset_unit(top, &div, &u);
 	double v = mb / div, s = span / div;
 	int dec = s >= 10 ? 0 : s >= 1 ? 1 : s >= 0.1 ? 2 : 3;
 	if (v == 0)
 		dec = 0;
-	snprintf(buf, n, "%.*f %s", dec, v, u);
+	snprintf(buf, n, "%.*f%s%s", dec, v, unit ? " " : "", unit ? u : "");
 }
 
 static void one_range(const plot_opts *o, const plot_data *d, int only_trace, double *lo, double *hi,
@@ -113,14 +113,14 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, do
 			outside += rc[i].n;
 	if (note) {
 		char a[32], b[32];
-		offset_label(*lo, *hi - *lo, a, sizeof(a));
-		offset_label(*hi, *hi - *lo, b, sizeof(b));
+		offset_label(*lo, *hi, *hi - *lo, a, sizeof(a), false);
+		offset_label(*hi, *hi, *hi - *lo, b, sizeof(b), true);
 		if (outside > 0)
-			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s shown%s; %.0f of %.0f IOs (%.1f%%) lie outside",
+			snprintf(note, n, "offsets %s\xe2\x80\x93%s shown%s; %.0f of %.0f IOs (%.1f%%) lie outside",
 				 a, b, o->has_z ? " (-z)" : ", the busy region", outside, sum,
 				 100.0 * outside / (sum > 0 ? sum : 1));
 		else
-			snprintf(note, n, "Disk IO: offsets %s\xe2\x80\x93%s shown (every IO)", a, b);
+			snprintf(note, n, "offsets %s\xe2\x80\x93%s shown (every IO)", a, b);
 	}
 	free(rc);
 }

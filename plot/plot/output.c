@@ -6,6 +6,7 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <png.h>
+#include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -39,8 +40,11 @@ int png_write_surface(FILE *fp, cairo_surface_t *img, const png_text_kv *kv, siz
 		goto out;
 	}
 	png_init_io(png, fp);
+	/* figures are mostly flat colour: run-length deflate after the Up
+	 * filter is several times faster than level 6 and nearly as small */
 	png_set_compression_level(png, 6);
-	png_set_filter(png, 0, PNG_FILTER_SUB | PNG_FILTER_UP);
+	png_set_compression_strategy(png, Z_RLE);
+	png_set_filter(png, 0, PNG_FILTER_UP);
 	png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
 		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 	for (size_t i = 0; i < nkv; i++) {

@@ -95,7 +95,16 @@ void panel_io(const rctx *c, rect r, int only_trace)
 	const plot_data *d = c->d;
 	const offset_range *zr = &d->zr[only_trace < 0 ? 0 : only_trace + 1];
 	double lo = zr->lo, hi = zr->hi;
-	draw_time_axis(c, r, false);
+	if (c->f && c->f->has_io_window) {
+		/* the movie's window: its own time axis, labelled */
+		rctx w = *c;
+		w.t0 = (double)c->f->io_t0;
+		w.t1 = (double)c->f->io_t1;
+		w.label_at = r.y + r.h;
+		draw_time_axis(&w, r, true);
+	} else {
+		draw_time_axis(c, r, false);
+	}
 	double udiv;
 	const char *uname;
 	offset_unit(hi, &udiv, &uname);

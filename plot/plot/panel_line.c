@@ -85,9 +85,10 @@ void panel_line(const rctx *c, rect r, int kind)
 		rgb cols[4];
 		bool dash[4] = { false, false, false, false };
 		if (kind == PANEL_TPUT && !multi) {
-			which[0] = BR_SDIR_READ; cols[0] = PAL_READ;
-			which[1] = BR_SDIR_WRITE; cols[1] = PAL_WRITE;
-			which[2] = -1; cols[2] = PAL_TOTAL;
+			/* total underneath, so a write-only run still shows its colour */
+			which[0] = -1; cols[0] = PAL_TOTAL;
+			which[1] = BR_SDIR_READ; cols[1] = PAL_READ;
+			which[2] = BR_SDIR_WRITE; cols[2] = PAL_WRITE;
 			nw = 3;
 		} else if (kind == PANEL_LAT && !multi) {
 			which[0] = 0; cols[0] = PAL_D2C;

@@ -31,12 +31,17 @@ static size_t legend_items(const rctx *c, unsigned panels, legend_item *it, size
 				ADD(cols[k], 0, names[k]);
 	}
 	if (d->n > 1) {
+		if (c->stack && (panels & 1u << PANEL_IO) && !c->o->by_process) {
+			ADD(PAL_READ, 0, "read");
+			ADD(PAL_WRITE, 0, "write");
+		}
 		for (size_t t = 0; t < d->n; t++)
-			ADD(PAL_TRACE[t], 0, d->tr[t].label);
+			ADD(PAL_TRACE[t], c->stack ? 1 : 0, d->tr[t].label);
 	} else if (!c->o->by_process || (panels & 1u << PANEL_TPUT)) {
-		ADD(PAL_READ, 0, "read");
-		ADD(PAL_WRITE, 0, "write");
-		if (d->tr[0].tot && d->tr[0].tot->bytes[BR_SDIR_OTHER])
+		int st = c->o->by_process ? 1 : 0; /* -P: read/write only name lines */
+		ADD(PAL_READ, st, "read");
+		ADD(PAL_WRITE, st, "write");
+		if (!st && d->tr[0].tot && d->tr[0].tot->bytes[BR_SDIR_OTHER])
 			ADD(PAL_OTHER, 0, "discard/other");
 		if (lines)
 			ADD(PAL_TOTAL, 1, "total");
@@ -121,6 +126,19 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	c.t1 = (double)d->t1;
 	time_unit(c.t1 - c.t0, &c.tdiv, &c.tunit);
 	unsigned panels = f && f->panels ? f->panels : o->panels;
+	/* traces far apart on the disk: one io panel each, or both would be
+	 * squeezed into the edges of one */
+	bool stack = o->stack, auto_stack = false;
+	if (!stack && d->n > 1 && !o->has_z) {
+		double lo = d->zr[1].lo, hi = d->zr[1].hi, sum = 0;
+		for (size_t t = 0; t < d->n; t++) {
+			const offset_range *z = &d->zr[t + 1];
+			lo = z->lo < lo ? z->lo : lo;
+			hi = z->hi > hi ? z->hi : hi;
+			sum += z->hi - z->lo;
+		}
+		auto_stack = stack = hi - lo > 3 * sum;
+	}
 	if (!d->lat_ok)
 		panels &= ~(1u << PANEL_LAT | 1u << PANEL_QD);
 
@@ -147,17 +165,23 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 		set_font(&c, fs * 1.35 * (W - 2 * fs) / tw, true);
 	draw_text(&c, W / 2, y + fs * 1.3, 0.5, title);
 	y += fs * 1.9;
+	c.stack = stack;
 	y = draw_legend(&c, y, panels);
 
 	/* notes: the offset range shown and how IOs were counted */
 	c.left = fs * 6.6;
 	c.right = W - fs * 1.4;
-	char notes[8][240];
+	char notes[8][320];
 	size_t nn = 0;
 	char wbuf[32];
 	format_width((double)d->width_ns, wbuf, sizeof(wbuf));
-	if ((panels & 1u << PANEL_IO) && !d->empty && !o->stack)
-		snprintf(notes[nn++], sizeof(notes[0]), "%s", d->zr[0].note);
+	if ((panels & 1u << PANEL_IO) && !d->empty && !stack)
+		snprintf(notes[nn++], sizeof(notes[0]), "Disk IO: %s", d->zr[0].note);
+	if (auto_stack && (panels & 1u << PANEL_IO))
+		snprintf(notes[nn++], sizeof(notes[0]),
+			 "Disk IO: one panel per trace, as the traces use far-apart offset ranges");
+	for (size_t t = 0; stack && t < d->n && nn < 6 && (panels & 1u << PANEL_IO) && !d->empty; t++)
+		snprintf(notes[nn++], sizeof(notes[0]), "%.60s: %s", d->tr[t].label, d->zr[t + 1].note);
 	for (size_t i = 0; i < d->nnotes && nn < 8; i++)
 		snprintf(notes[nn++], sizeof(notes[0]), "%s", d->notes[i]);
 	set_font(&c, fs * 0.85, false);
@@ -176,10 +200,10 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	for (int p = 0; p < PANEL_STATS; p++) {
 		if (!(panels & 1u << p))
 			continue;
-		size_t reps = p == PANEL_IO && o->stack ? d->n : 1;
+		size_t reps = p == PANEL_IO && stack ? d->n : 1;
 		for (size_t k = 0; k < reps; k++) {
 			list[np] = p;
-			owner[np] = p == PANEL_IO && o->stack ? (int)k : -1;
+			owner[np] = p == PANEL_IO && stack ? (int)k : -1;
 			wsum += p == PANEL_IO && reps > 1 ? 2.2 : panel_weight(p);
 			np++;
 		}
@@ -188,6 +212,8 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	double bottom = H - fs * 0.6 - table_h - (np ? fs * 3.2 : 0);
 	double gap = fs * 0.9;
 	double avail = bottom - y - (np ? gap * (double)(np - 1) : 0);
+	if (f && f->has_io_window && (panels & 1u << PANEL_IO))
+		avail -= fs * 1.6;
 	if (np && avail / wsum * 1.25 < fs * 2.6)
 		return br_error_set(err, BR_EINVAL, 0, NULL, -1,
 				    "a %.0fx%.0f figure is too small for %zu panels; use a larger -F or fewer --panels",
@@ -195,7 +221,7 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	if (np)
 		c.label_at = bottom;
 	for (size_t i = 0; i < np; i++) {
-		double h = avail * (list[i] == PANEL_IO && o->stack ? 2.2 : panel_weight(list[i])) / wsum;
+		double h = avail * (list[i] == PANEL_IO && stack ? 2.2 : panel_weight(list[i])) / wsum;
 		rect r = { c.left, y, c.right - c.left, h };
 		if (list[i] == PANEL_IO)
 			panel_io(&c, r, owner[i]);
@@ -217,6 +243,8 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 			draw_text(&c, r.x + r.w / 2, r.y + r.h / 2, 0.5, "no IO in this range");
 		}
 		y += h + gap;
+		if (list[i] == PANEL_IO && f && f->has_io_window)
+			y += fs * 1.6; /* room for the window's own time labels */
 	}
 	if (np) {
 		char xl[96];

@@ -41,6 +41,7 @@ typedef struct rctx {
 	double tdiv;                /* ns per time-axis unit */
 	const char *tunit;
 	double label_at;            /* bottom edge of the panel that carries time labels */
+	bool stack;                 /* one io panel per trace */
 } rctx;
 
 void set_rgb(cairo_t *cr, rgb c);

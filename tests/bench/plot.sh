@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# plot.sh — blkreel-plot against seekwatcher and iowatcher on the same traces:
+# wall time and peak memory (GNU time), side by side.
+#   traces: the bundled real capture (samples/ext4-loop), a real NVMe sample
+#   (../shared/realtraces, when present) and a synthetic trace of
+#   BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
+#   seekwatcher: set SEEKWATCHER=/path/to/cmd/seekwatcher (a built checkout of
+#   its public repository; needs python3-matplotlib, cython3) or have it on
+#   PATH. iowatcher: Debian's blktrace package.
+# BENCH_DIR (default a fresh temp dir) holds the traces and outputs.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+PLOT=$ROOT/bin/blkreel-plot
+EVENTS=${BENCH_EVENTS:-10000000}
+[[ -x $PLOT ]] || { echo "plot.sh: $PLOT is not built (run make)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "plot.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+DIR=${BENCH_DIR:-$(mktemp -d /tmp/blkreel-plot-bench.XXXXXX)}
+mkdir -p "$DIR"
+cd "$DIR"
+
+# ---- traces -------------------------------------------------------------------
+cp "$ROOT"/samples/ext4-loop.blktrace.* .
+traces=(ext4-loop)
+nvme=$ROOT/../shared/realtraces/takeoverjp_blktrace_viewer/sample.blktrace.0
+if [[ -f $nvme ]]; then
+	cp "$nvme" nvme-sample.blktrace.0
+	traces+=(nvme-sample)
+fi
+if [[ ! -f synth.blktrace.0 ]]; then
+	lib=$ROOT/build/release/libblkreel.a
+	[[ -f $lib ]] || { echo "plot.sh: $lib missing (run make)" >&2; exit 1; }
+	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/formats/include "$ROOT"/tests/bench/gen_trace.c \
+		"$lib" -lz -luring -lpthread -lm -o gen_trace
+	echo "generating a synthetic trace of $EVENTS events..." >&2
+	./gen_trace synth "$EVENTS" 60
+fi
+traces+=(synth)
+
+SW=${SEEKWATCHER:-$(command -v seekwatcher || true)}
+if [[ -n ${SEEKWATCHER:-} ]]; then
+	# a source checkout built in place: its modules sit beside cmd/
+	export PYTHONPATH=$(cd "$(dirname "$SEEKWATCHER")/.." && pwd)${PYTHONPATH:+:$PYTHONPATH}
+fi
+IOW=$(command -v iowatcher || true)
+
+# measure CMD... -> "seconds peak_MB" (or "failed -")
+measure() {
+	if /usr/bin/time -o time.out -f '%e %M' "$@" >/dev/null 2>cmd.err; then
+		read -r s kb <time.out
+		printf '%s %s' "$s" "$((kb / 1024))"
+	else
+		echo "failed -"
+		echo "  note: $(basename "$1") failed on $t: $(grep -v '^$' cmd.err | tail -1)" >>notes.txt
+	fi
+}
+: >notes.txt
+
+printf '%-12s %10s | %-22s | %-22s | %-22s | %-22s\n' trace events \
+	"blkreel-plot PNG" "blkreel-plot SVG" "iowatcher SVG" "seekwatcher PNG"
+printf '%-12s %10s | %-22s | %-22s | %-22s | %-22s\n' "" "" "s / peak MB" "s / peak MB" \
+	"s / peak MB" "s / peak MB"
+for t in "${traces[@]}"; do
+	input=$t
+	[[ $t == synth ]] && input=synth.blktrace.gz
+	nev=$(( $(cat "$t".blktrace.* 2>/dev/null | wc -c) / 48 ))
+	[[ $t == synth ]] && nev=$EVENTS
+	read -r ps pm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.png")"
+	read -r vs vm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.svg")"
+	is=- im=-
+	if [[ -n $IOW ]]; then
+		rm -f "$t.dump"  # iowatcher runs blkparse first; count that, as a user would
+		read -r is im <<<"$(measure "$IOW" -t "$t" -o "$t-iowatcher.svg")"
+	fi
+	ss=- sm=-
+	if [[ -n $SW ]]; then
+		read -r ss sm <<<"$(measure /usr/bin/python3 "$SW" -t "$t" -o "$t-seekwatcher.png")"
+	fi
+	printf '%-12s %10s | %8s s %8s MB | %8s s %8s MB | %8s s %8s MB | %8s s %8s MB\n' \
+		"$t" "$nev" "$ps" "$pm" "$vs" "$vm" "$is" "$im" "$ss" "$sm"
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1fx", b / a; else printf "-" }'; }
+	printf '%-12s %10s | %22s | %22s | %22s | %22s\n' "" "speedup" "" "" \
+		"$(ratio "$ps" "$is") vs PNG" "$(ratio "$ps" "$ss") vs PNG"
+done
+cat notes.txt
+echo "outputs in $DIR"

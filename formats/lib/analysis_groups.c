@@ -13,6 +13,8 @@ static size_t slot_of(uint32_t id, size_t nslots)
 
 an_group *an_group_find(const an_groups *gs, uint32_t id)
 {
+	if (gs->last < gs->n && gs->g[gs->last].out.id == id)
+		return &gs->g[gs->last];
 	if (!gs->nslots)
 		return NULL;
 	for (size_t s = slot_of(id, gs->nslots);; s = (s + 1) & (gs->nslots - 1)) {
@@ -44,8 +46,10 @@ static int rehash(an_groups *gs, size_t nslots)
 an_group *an_group_get(an_groups *gs, uint32_t id)
 {
 	an_group *g = an_group_find(gs, id);
-	if (g)
+	if (g) {
+		gs->last = (size_t)(g - gs->g);
 		return g;
+	}
 	if (gs->n == gs->cap) {
 		size_t nc = gs->cap ? gs->cap * 2 : 16;
 		an_group *n = realloc(gs->g, nc * sizeof(an_group));
@@ -63,6 +67,7 @@ an_group *an_group_get(an_groups *gs, uint32_t id)
 	while (gs->slot[s])
 		s = (s + 1) & (gs->nslots - 1);
 	gs->slot[s] = (uint32_t)++gs->n;
+	gs->last = gs->n - 1;
 	return g;
 }
 

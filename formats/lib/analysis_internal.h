@@ -91,6 +91,7 @@ typedef struct an_groups {   /* a small open-hash of groups by id */
 	size_t n, cap;
 	uint32_t *slot;           /* index + 1, 0 = empty */
 	size_t nslots;
+	size_t last;              /* index of the last group found (consecutive events share it) */
 } an_groups;
 
 an_group *an_group_get(an_groups *gs, uint32_t id);
@@ -118,6 +119,7 @@ struct br_analysis {
 	size_t nranges, rcap;
 	uint32_t *rslot;
 	size_t nrslots;
+	size_t rlast;             /* index + 1 of the last range found, 0 = none */
 	/* results */
 	br_analysis_result res;
 	br_analysis_group *dev_out, *proc_out;

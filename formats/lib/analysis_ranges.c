@@ -32,14 +32,21 @@ static int rehash(br_analysis *a, size_t n)
 
 static an_range *range_get(br_analysis *a, uint32_t dev, uint64_t idx)
 {
+	if (a->rlast) {
+		an_range *r = &a->ranges[a->rlast - 1];
+		if (r->idx == idx && r->dev == dev)
+			return r;
+	}
 	if (a->nrslots) {
 		for (size_t p = rslot(dev, idx, a->nrslots);; p = (p + 1) & (a->nrslots - 1)) {
 			uint32_t v = a->rslot[p];
 			if (!v)
 				break;
 			an_range *r = &a->ranges[v - 1];
-			if (r->idx == idx && r->dev == dev)
+			if (r->idx == idx && r->dev == dev) {
+				a->rlast = v;
 				return r;
+			}
 		}
 	}
 	if (a->nranges == a->rcap) {
@@ -60,6 +67,7 @@ static an_range *range_get(br_analysis *a, uint32_t dev, uint64_t idx)
 	while (a->rslot[p])
 		p = (p + 1) & (a->nrslots - 1);
 	a->rslot[p] = (uint32_t)++a->nranges;
+	a->rlast = a->nranges;
 	return r;
 }
 

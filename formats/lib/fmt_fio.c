@@ -84,7 +84,9 @@ static int parse(void *state, fmt_ctx *c, char *line, size_t len)
 		if (!fmt_u64(&p, &off))
 			return fmt_bad(c, "bad offset");
 		fmt_skip_ws(&p);
-		if (!fmt_u64(&p, &length) || length > UINT32_MAX)
+		bool is_wait = fmt_tok_is(act, alen, "wait");
+		/* v2 "wait USEC" may come without the length field */
+		if (!(is_wait && p == end) && (!fmt_u64(&p, &length) || length > UINT32_MAX))
 			return fmt_bad(c, "bad length");
 		if (!fmt_at_end(p, end))
 			return fmt_bad(c, "trailing characters after length");

@@ -58,6 +58,14 @@ int report_run(const report_cli *cli, const char *argv0)
 				snprintf(err.file, sizeof err.file, "%s", cli->per_io);
 			print_error(&err);
 			status = 1;
+		} else if (!ctx.d[k].res->totals->events) {
+			char dev[32] = "";
+			if (cli->an.stats.has_device)
+				snprintf(dev, sizeof dev, " for device %u,%u", BR_DEV_MAJOR(cli->an.stats.device),
+					 BR_DEV_MINOR(cli->an.stats.device));
+			fprintf(stderr, "blkreel-report: %s: no IO events%s%s\n", cli->traces[k].path, dev,
+				cli->read.has_from || cli->read.has_to ? " in the time window" : "");
+			status = 1;
 		}
 	}
 	if (perio.f && report_tmp_close(perio.f, perio_tmp, cli->per_io, status == 0))

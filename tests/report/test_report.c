@@ -114,6 +114,12 @@ Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
 	cr_expect_eq(files_in(dir), 3, "garbage, cut.bin, out.txt only");
 	free(err);
 
+	/* nothing left after the filters: said, exit 1 */
+	rc = tu_runf(NULL, NULL, &err, "'%s' --dev 1,2 '%s'", rep(), tu_sample("ext4-loop"));
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "no IO events for device 1,2"), "%s", err);
+	free(err);
+
 	/* a missing file */
 	rc = tu_runf(NULL, NULL, &err, "'%s' '%s/nope'", rep(), dir);
 	cr_expect_eq(rc, 1);

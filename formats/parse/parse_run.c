@@ -12,7 +12,8 @@
 static int report(const br_error *err)
 {
 	char msg[1400];
-	fprintf(stderr, "blkreel-parse: %s\n", br_error_format(err, msg, sizeof msg));
+	fprintf(stderr, "blkreel-parse: %s%s\n", br_error_format(err, msg, sizeof msg),
+		err->code == BR_ECORRUPT ? " (--salvage skips damaged members)" : "");
 	return 1;
 }
 

@@ -207,3 +207,56 @@ Test(parse_cli, real_trace_stdin_and_file)
 	free(a);
 	free(b);
 }
+
+Test(parse_cli, damaged_member_and_salvage)
+{
+	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' '%s' -o a.blktrace.gz", dir, parse(),
+			 tu_sample("ext4-loop"));
+	cr_assert_eq(rc, 0);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/a.blktrace.gz", dir);
+	size_t len;
+	uint8_t *data = tu_read_file(path, &len);
+	cr_assert(data && len > 20000);
+	data[len / 2] ^= 0x55; /* inside a middle member's deflate data */
+	snprintf(path, sizeof path, "%s/bad.blktrace.gz", dir);
+	tu_write_file(path, data, len);
+	free(data);
+	char *out = NULL, *err = NULL;
+	rc = tu_runf(&out, NULL, &err, "'%s' -q '%s'", parse(), path);
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "bad.blktrace.gz: byte "), "%s", err);
+	cr_expect(strstr(err, "damaged"), "%s", err);
+	cr_expect(strstr(err, "--salvage"), "%s", err);
+	free(out);
+	free(err);
+	rc = tu_runf(&out, NULL, &err, "'%s' -q --salvage '%s' | wc -l", parse(), path);
+	cr_expect_eq(rc, 0);
+	int lines = atoi(out);
+	cr_expect(lines > 0 && lines < 6125, "the rest is read: %d", lines);
+	cr_expect(strstr(err, "records lost"), "%s", err);
+	/* the records said lost plus those read make the whole trace */
+	const char *lost = strstr(err, "): ");
+	cr_assert(lost, "%s", err);
+	cr_expect_eq(lines + atoi(lost + 3), 6125, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(parse_cli, blkparse_dump_is_read)
+{
+	if (!tu_have("blkparse"))
+		cr_skip_test("blkparse (Debian's blktrace) is not installed");
+	int rc = tu_runf(NULL, NULL, NULL,
+			 "cd '%s' && blkparse -i '%s' -d dump.bin -O >/dev/null && '%s' -q dump.bin > a.txt"
+			 " && '%s' -q '%s' > b.txt && cmp a.txt b.txt",
+			 dir, tu_sample("ext4-loop"), parse(), parse(), tu_sample("ext4-loop"));
+	cr_expect_eq(rc, 0, "a blkparse -d dump reads as the set it came from");
+}
+
+Test(parse_cli, make_install_puts_tools_in_prefix)
+{
+	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && make -s install PREFIX='%s/prefix' >/dev/null 2>&1"
+			 " && test -x '%s/prefix/bin/blkreel-parse'", tu_root(), dir, dir);
+	cr_expect_eq(rc, 0);
+}

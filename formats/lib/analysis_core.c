@@ -227,6 +227,7 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 	}
 	memcpy(r->phase, a->phase, sizeof(r->phase));
 	r->orphan_completions = a->orphan_c;
+	r->empty_completions = a->empty_c;
 	memcpy(r->seek_fwd, a->fwd[sk], sizeof(r->seek_fwd));
 	memcpy(r->seek_back, a->back[sk], sizeof(r->seek_back));
 	r->seq_fraction = t->seek_candidates

@@ -105,7 +105,7 @@ struct br_analysis {
 	bool started, finished;
 	uint64_t first, last;
 	br_hist phase[BR_PHASE_COUNT];
-	uint64_t orphan_c;
+	uint64_t orphan_c, empty_c;
 	/* seek distances per kind */
 	uint64_t fwd[BR_KIND_COUNT][BR_DIST_BINS], back[BR_KIND_COUNT][BR_DIST_BINS];
 	/* queue depth */

@@ -157,12 +157,26 @@ static int on_complete(br_analysis *a, const br_event *ev)
 {
 	an_table *t = &a->t;
 	uint64_t sec = ev->sector, len = ev->bytes >> 9;
-	uint32_t i = an_find_start(t, ev->device, sec, RQ_D, RQ_D, AN_NIL);
-	if (i == AN_NIL)
-		i = an_find_start(t, ev->device, sec, 0, 0, AN_NIL);
-	if (i == AN_NIL) {
-		a->orphan_c++;
-		return 0;
+	uint32_t i;
+	if (!len) {
+		/* an empty completion ends an empty request (a flush); any other
+		 * is the end record of a bio whose request already completed
+		 * (FUA and preflush writes log one after the sized C) */
+		i = an_find_start(t, ev->device, sec, RQ_D, RQ_D, AN_NIL);
+		if (i != AN_NIL && t->r[i].end != t->r[i].start)
+			i = AN_NIL;
+		if (i == AN_NIL) {
+			a->empty_c++;
+			return 0;
+		}
+	} else {
+		i = an_find_start(t, ev->device, sec, RQ_D, RQ_D, AN_NIL);
+		if (i == AN_NIL)
+			i = an_find_start(t, ev->device, sec, 0, 0, AN_NIL);
+		if (i == AN_NIL) {
+			a->orphan_c++;
+			return 0;
+		}
 	}
 	an_req *r = &t->r[i];
 	if (len && sec + len < r->end) { /* partial: the rest stays open */

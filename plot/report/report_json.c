@@ -124,6 +124,8 @@ static void trace(FILE *f, const report_data *d, unsigned top)
 		(unsigned long long)t->completed, (unsigned long long)t->never_issued,
 		(unsigned long long)t->never_completed, (unsigned long long)t->orphan_completions,
 		(unsigned long long)t->orphan_issues);
+	fprintf(f, "     \"unmatched_completions\": %llu, \"end_of_bio_records\": %llu,\n",
+		(unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);
 	fprintf(f, "     \"latency_per_request\": {\"d2c\": ");
 	hist(f, &t->d2c);
 	fprintf(f, ", \"q2c\": ");

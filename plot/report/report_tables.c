@@ -64,9 +64,9 @@ static void summary(report_table *t, const report_data *d)
 	kv(t, "idle", "%s (%.1f %%), longest gap %s", report_ms((double)r->idle_ns, a, sizeof a),
 	   r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
 	   report_ms((double)r->idle_max_ns, b, sizeof b));
-	kv(t, "unfinished", "%llu never issued, %llu never completed, %llu unmatched C",
+	kv(t, "unfinished", "%llu never issued, %llu never completed, %llu unmatched C (+%llu end-of-bio)",
 	   (unsigned long long)s->never_issued, (unsigned long long)s->never_completed,
-	   (unsigned long long)s->orphan_completions);
+	   (unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);
 	kv(t, "latency per request", "D2C p50 %s p99 %s; Q2C p50 %s p99 %s",
 	   report_ms((double)br_hist_quantile(&s->d2c, 0.5), a, sizeof a),
 	   report_ms((double)br_hist_quantile(&s->d2c, 0.99), b, sizeof b),

@@ -43,9 +43,12 @@ static void summary(FILE *f, const report_data *d)
 		report_ms((double)r->idle_ns, b1, sizeof b1),
 		r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
 		(unsigned long long)r->idle_periods, report_ms((double)r->idle_max_ns, b2, sizeof b2));
-	fprintf(f, "  unfinished    %llu never issued, %llu never completed; %llu completions matched nothing\n",
+	fprintf(f, "  unfinished    %llu never issued, %llu never completed; %llu completions matched nothing",
 		(unsigned long long)t->never_issued, (unsigned long long)t->never_completed,
-		(unsigned long long)t->orphan_completions);
+		(unsigned long long)r->orphan_completions);
+	if (r->empty_completions)
+		fprintf(f, " (and %llu empty end-of-bio records)", (unsigned long long)r->empty_completions);
+	fputc('\n', f);
 	fprintf(f, "  latency       per request (as blkreel-plot draws it): D2C p50 %s p99 %s, Q2C p50 %s p99 %s\n",
 		report_ms((double)br_hist_quantile(&t->d2c, 0.5), b1, sizeof b1),
 		report_ms((double)br_hist_quantile(&t->d2c, 0.99), b2, sizeof b2),

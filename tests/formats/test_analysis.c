@@ -212,6 +212,31 @@ Test(analysis, unfinished_and_unmatched)
 	br_analysis_free(f.a);
 }
 
+/* An empty completion is a flush's end, or the end-of-bio record FUA and
+ * preflush writes log after their sized C: it never completes a request
+ * that has sectors. (br_stats does: see the report's notes.) */
+Test(analysis, empty_completion_is_not_the_end_of_a_write)
+{
+	feed f;
+	start(&f, NULL);
+	ev(&f, 0, W(QUEUE), 800, 4096);
+	ev(&f, 10, W(ISSUE), 800, 4096);
+	ev(&f, 20, W(COMPLETE), 800, 0);              /* end-of-bio record, not the C */
+	ev(&f, 30, W(COMPLETE), 800, 4096);
+	ev(&f, 31, W(COMPLETE), 800, 0);              /* and the usual one after it */
+	ev(&f, 40, BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_FLUSH), 0, 0); /* two flushes in flight */
+	ev(&f, 41, BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_FLUSH), 0, 0);
+	ev(&f, 50, BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_FLUSH), 0, 0);
+	ev(&f, 60, BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_FLUSH), 0, 0);
+	const br_analysis_result *r = finish(&f);
+	cr_expect_eq(r->empty_completions, 2);
+	cr_expect_eq(r->orphan_completions, 0);
+	expect_phase(r, BR_PHASE_Q2C, 1, 30);
+	expect_phase(r, BR_PHASE_D2C, 3, (20.0 + 10 + 19) / 3); /* the write, then each flush once */
+	cr_expect_eq(r->qd_ns[2], 9);                 /* both flushes in flight [41,50) */
+	br_analysis_free(f.a);
+}
+
 static void dc(feed *f, uint64_t t, uint64_t sec, uint32_t bytes)
 {
 	ev(f, t, W(ISSUE), sec, bytes);

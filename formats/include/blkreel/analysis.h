@@ -107,7 +107,9 @@ typedef struct br_analysis_result {
 	double span_s;                      /* last - first event */
 	double mbps, iops, seeks_per_s;     /* totals over span (io/seek kind) */
 	br_hist phase[BR_PHASE_COUNT];
-	uint64_t orphan_completions;        /* C events matching no open IO */
+	uint64_t orphan_completions;        /* C events with sectors matching no open IO */
+	uint64_t empty_completions;         /* empty C matching no open flush: the end record
+	                                       of a bio whose request completed before */
 	uint64_t size_hist[BR_SIZE_BINS];   /* io_kind, bytes > 0 */
 	uint64_t seek_fwd[BR_DIST_BINS];    /* seeks (seek_kind), by distance */
 	uint64_t seek_back[BR_DIST_BINS];

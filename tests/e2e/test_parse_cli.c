@@ -256,7 +256,7 @@ Test(parse_cli, blkparse_dump_is_read)
 
 Test(parse_cli, make_install_puts_tools_in_prefix)
 {
-	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && make -s install PREFIX='%s/prefix' >/dev/null 2>&1"
+	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install PREFIX='%s/prefix' >/dev/null 2>&1"
 			 " && test -x '%s/prefix/bin/blkreel-parse'", tu_root(), dir, dir);
 	cr_expect_eq(rc, 0);
 }

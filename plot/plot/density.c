@@ -7,8 +7,9 @@
 #include <string.h>
 
 #define START_COL_NS 10000ull  /* 10 us */
-#define START_ROW_SHIFT 3      /* 4 KiB rows */
-#define ROW_COARSEN 2          /* rows grow 4x at a time when cells run out */
+#define START_ROW_SHIFT 5      /* 16 KiB rows */
+#define COL_COARSEN 2          /* columns grow 4x at a time: fewer rebuilds */
+#define ROW_COARSEN 1          /* rows grow 2x (up to 8x) when cells run out */
 #define ROW_BITS 40
 
 static inline size_t slot_of(uint64_t key, size_t mask)
@@ -31,6 +32,7 @@ int density_init(density *d, uint64_t origin_ns)
 		return BR_ENOMEM;
 	d->col_ns = START_COL_NS;
 	d->row_shift = START_ROW_SHIFT;
+	d->row_step = ROW_COARSEN;
 	d->origin = origin_ns;
 	return 0;
 }
@@ -97,6 +99,7 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 	d->col_ns <<= cshift;
 	d->row_shift += rshift;
 	d->max_row >>= rshift;
+	d->max_col >>= cshift;
 	return 0;
 }
 
@@ -104,16 +107,29 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 static int make_room(density *d, uint64_t max_rel, uint64_t max_sector, size_t n)
 {
 	while (max_rel / d->col_ns >= DENSITY_MAX_COLS)
-		if (rebuild(d, 1, 0, d->cap))
+		if (rebuild(d, COL_COARSEN, 0, d->cap))
 			return BR_ENOMEM;
 	while ((max_sector >> d->row_shift) >= (1ull << ROW_BITS) - 2)
 		if (rebuild(d, 0, 1, d->cap))
 			return BR_ENOMEM;
 	while ((d->used + n) * 2 > d->cap) {
-		int rc = d->cap < DENSITY_MAX_CELLS * 2 ? rebuild(d, 0, 0, d->cap * 2)
-							: rebuild(d, 0, ROW_COARSEN, d->cap);
-		if (rc)
-			return rc;
+		if (d->cap < DENSITY_MAX_CELLS * 2) {
+			if (rebuild(d, 0, 0, d->cap * 2))
+				return BR_ENOMEM;
+			continue;
+		}
+		/* full: trade columns beyond what a figure shows for rows first */
+		if (d->max_col >= DENSITY_MAX_COLS / 2) {
+			if (rebuild(d, 1, 0, d->cap))
+				return BR_ENOMEM;
+			continue;
+		}
+		size_t before = d->used;
+		if (rebuild(d, 0, d->row_step, d->cap))
+			return BR_ENOMEM;
+		/* scattered IO barely merges: take bigger steps from now on */
+		if (d->used * 4 > before * 3 && d->row_step < 3)
+			d->row_step++;
 	}
 	return 0;
 }
@@ -141,6 +157,8 @@ int density_flush(density *d)
 		__builtin_prefetch(&d->cells[slot_of(key[i], mask)], 1);
 		if (row > d->max_row)
 			d->max_row = row;
+		if (col > d->max_col)
+			d->max_col = col;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		density_cell *c = find_or_add(d->cells, d->cap, key[i], &d->used);

@@ -27,8 +27,9 @@ typedef struct density {
 	size_t cap, used;             /* cap is a power of two */
 	uint64_t col_ns;              /* column width */
 	unsigned row_shift;           /* row = sector >> row_shift */
+	unsigned row_step;            /* next row coarsening (grows when one barely helps) */
 	uint64_t origin;              /* absolute ns of column 0 */
-	uint64_t max_row;
+	uint64_t max_row, max_col;
 	unsigned npids;
 	/* IOs are binned in batches: the slots of a whole batch are computed
 	 * and prefetched first, so the cache misses of a table larger than the

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void set_rgb(cairo_t *cr, rgb c)
 {
@@ -135,10 +136,20 @@ void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *ti
 		set_rgb(cr, PAL_TEXT);
 		double x = r.x - c->font * 1.0 - wmax;
 		double y = r.y + r.h / 2;
-		/* keep a long title inside its panel: shrink it to fit */
-		double tw = text_width(c, title);
+		/* "Long title|short": the short one when the long does not fit;
+		 * then shrink to fit */
+		char buf[96];
+		snprintf(buf, sizeof(buf), "%s", title);
+		char *bar = strchr(buf, '|');
+		const char *tt = buf;
+		if (bar) {
+			*bar = 0;
+			if (text_width(c, buf) > r.h * 1.05)
+				tt = bar + 1;
+		}
+		double tw = text_width(c, tt);
 		if (tw > r.h * 1.05)
 			set_font(c, c->font * 0.95 * r.h * 1.05 / tw, false);
-		draw_text_vertical(c, x, y, title);
+		draw_text_vertical(c, x, y, tt);
 	}
 }

@@ -63,12 +63,12 @@ static void smooth(double *y, size_t n, size_t k)
 static const char *title_of(int kind, bool multi, const char *lat_unit, char *buf, size_t n)
 {
 	switch (kind) {
-	case PANEL_TPUT: return "Throughput (MB/s)";
+	case PANEL_TPUT: return "Throughput (MB/s)|MB/s";
 	case PANEL_SEEK: return "Seeks/s";
 	case PANEL_IOPS: return "IO/s";
-	case PANEL_QD: return "IOs in flight";
+	case PANEL_QD: return "IOs in flight|In flight";
 	default:
-		snprintf(buf, n, "%s (%s)", multi ? "Q2C latency" : "Latency", lat_unit);
+		snprintf(buf, n, "%s (%s)|%s", multi ? "Q2C latency" : "Latency", lat_unit, lat_unit);
 		return buf;
 	}
 }

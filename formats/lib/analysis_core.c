@@ -234,6 +234,8 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 		? (double)(t->seek_candidates - t->seeks) / (double)t->seek_candidates : 0.0;
 	r->merge_ratio = t->issued ? (double)t->queued / (double)t->issued : 0.0;
 	memcpy(r->qd_ns, a->qd_ns, sizeof(r->qd_ns));
+	r->qd_avg = span ? a->depth_area / (double)span : 0.0;
+	r->qd_max = a->depth_max;
 	r->idle_ns = a->qd_ns[0];
 	r->idle_periods = a->idle_periods;
 	r->idle_max_ns = a->idle_max;

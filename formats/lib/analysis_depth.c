@@ -8,6 +8,7 @@ static void account(br_analysis *a, uint64_t t)
 		return;
 	uint64_t dt = t - a->depth_since;
 	a->qd_ns[a->depth < BR_QD_BINS - 1 ? a->depth : BR_QD_BINS - 1] += dt;
+	a->depth_area += (double)a->depth * (double)dt;
 	a->depth_since = t;
 }
 
@@ -25,6 +26,8 @@ void an_depth_change(br_analysis *a, uint64_t t, int delta)
 	a->depth = (uint32_t)((int64_t)a->depth + delta);
 	if (a->depth)
 		a->was_busy = true;
+	if (a->depth > a->depth_max)
+		a->depth_max = a->depth;
 }
 
 void an_depth_finish(br_analysis *a)

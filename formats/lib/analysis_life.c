@@ -148,6 +148,8 @@ static int on_issue(br_analysis *a, const br_event *ev)
 		an_req_rekey(t, i, ev->device, sec, sec + len);
 	}
 	t->r[i].flags |= RQ_D;
+	if (!len && t->r[i].end == t->r[i].start && br_event_is_flush(ev))
+		t->r[i].flags |= RQ_FLUSH;
 	t->r[i].d = ev->time;
 	an_depth_change(a, ev->time, +1);
 	return 0;
@@ -159,12 +161,16 @@ static int on_complete(br_analysis *a, const br_event *ev)
 	uint64_t sec = ev->sector, len = ev->bytes >> 9;
 	uint32_t i;
 	if (!len) {
-		/* an empty completion ends an empty request (a flush); any other
-		 * is the end record of a bio whose request already completed
-		 * (FUA and preflush writes log one after the sized C) */
-		i = an_find_start(t, ev->device, sec, RQ_D, RQ_D, AN_NIL);
-		if (i != AN_NIL && t->r[i].end != t->r[i].start)
-			i = AN_NIL;
+		/* An empty completion with F ends a flush: dispatched at sector 0
+		 * and, on some kernels, completed at sector ~0. Without F it is
+		 * the end record of a bio whose request completed before (FUA
+		 * and preflush writes log one after the sized C), unless an
+		 * empty non-flush request waits at that sector. */
+		bool flush = br_event_is_flush(ev);
+		uint32_t want = RQ_D | (flush ? RQ_FLUSH : 0);
+		i = an_find_empty(t, ev->device, sec, RQ_D | RQ_FLUSH, want);
+		if (i == AN_NIL && flush && sec)
+			i = an_find_empty(t, ev->device, 0, RQ_D | RQ_FLUSH, want);
 		if (i == AN_NIL) {
 			a->empty_c++;
 			return 0;

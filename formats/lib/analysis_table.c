@@ -148,6 +148,16 @@ uint32_t an_find_start(const an_table *t, uint32_t dev, uint64_t start, uint32_t
 	return AN_NIL;
 }
 
+uint32_t an_find_empty(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask, uint32_t want)
+{
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != AN_NIL; i = t->r[i].next_s) {
+		const an_req *r = &t->r[i];
+		if (r->start == sec && r->end == sec && r->dev == dev && (r->flags & mask) == want)
+			return i;
+	}
+	return AN_NIL;
+}
+
 uint32_t an_find_end(const an_table *t, uint32_t dev, uint64_t end, uint32_t mask,
 		     uint32_t want, uint32_t except)
 {

@@ -136,8 +136,10 @@ static void trace(FILE *f, const report_data *d, unsigned top)
 		hist(f, &r->phase[p]);
 	}
 	fprintf(f, "},\n     \"queue_depth\": {\"avg\": ");
+	num(f, r->qd_avg);
+	fprintf(f, ", \"max\": %u, \"stats_avg\": ", r->qd_max);
 	num(f, t->inflight_avg);
-	fprintf(f, ", \"max\": %u, \"time_ns_at_depth\": [", t->inflight_max);
+	fprintf(f, ", \"stats_max\": %u, \"time_ns_at_depth\": [", t->inflight_max);
 	unsigned last = 0;
 	for (unsigned b = 0; b < BR_QD_BINS; b++)
 		if (r->qd_ns[b])

@@ -60,7 +60,7 @@ static void summary(report_table *t, const report_data *d)
 	   (unsigned long long)s->queued, (unsigned long long)s->merged, (unsigned long long)s->issued);
 	kv(t, "splits, remaps, requeues", "%llu, %llu, %llu", (unsigned long long)s->splits,
 	   (unsigned long long)s->remaps, (unsigned long long)s->requeues);
-	kv(t, "queue depth", "avg %s, max %u", report_num(s->inflight_avg, a, sizeof a), s->inflight_max);
+	kv(t, "queue depth", "avg %s, max %u", report_num(r->qd_avg, a, sizeof a), r->qd_max);
 	kv(t, "idle", "%s (%.1f %%), longest gap %s", report_ms((double)r->idle_ns, a, sizeof a),
 	   r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
 	   report_ms((double)r->idle_max_ns, b, sizeof b));

@@ -37,8 +37,7 @@ static void summary(FILE *f, const report_data *d)
 		(unsigned long long)t->issued, report_num(r->merge_ratio, b1, sizeof b1),
 		(unsigned long long)t->splits, (unsigned long long)t->remaps,
 		(unsigned long long)t->requeues);
-	fprintf(f, "  queue depth   avg %s, max %u\n", report_num(t->inflight_avg, b1, sizeof b1),
-		t->inflight_max);
+	fprintf(f, "  queue depth   avg %s, max %u\n", report_num(r->qd_avg, b1, sizeof b1), r->qd_max);
 	fprintf(f, "  idle          %s (%.1f %% of the run), %llu gaps, longest %s\n",
 		report_ms((double)r->idle_ns, b1, sizeof b1),
 		r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,

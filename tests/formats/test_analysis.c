@@ -234,6 +234,25 @@ Test(analysis, empty_completion_is_not_the_end_of_a_write)
 	expect_phase(r, BR_PHASE_Q2C, 1, 30);
 	expect_phase(r, BR_PHASE_D2C, 3, (20.0 + 10 + 19) / 3); /* the write, then each flush once */
 	cr_expect_eq(r->qd_ns[2], 9);                 /* both flushes in flight [41,50) */
+	cr_expect_eq(r->qd_max, 2);
+	cr_expect_float_eq(r->qd_avg, (20.0 + 9 * 2 + 1 + 10) / 60, 1e-12);
+	br_analysis_free(f.a);
+}
+
+/* Newer kernels log a flush's D at sector 0 and its C at sector ~0. */
+Test(analysis, flush_completed_at_sector_all_ones)
+{
+	feed f;
+	start(&f, NULL);
+	const uint32_t fl = BLK_TC_ACT(BLK_TC_FLUSH) | BLK_TC_ACT(BLK_TC_WRITE);
+	ev(&f, 0, BLK_TA_ISSUE | fl, 0, 0);
+	ev(&f, 100, BLK_TA_COMPLETE | fl, UINT64_MAX, 0);
+	ev(&f, 101, W(COMPLETE), 0, 0);               /* an end-of-bio record */
+	const br_analysis_result *r = finish(&f);
+	expect_phase(r, BR_PHASE_D2C, 1, 100);
+	cr_expect_eq(r->empty_completions, 1);
+	cr_expect_eq(r->qd_ns[1], 100);
+	cr_expect_eq(r->qd_ns[0], 1);
 	br_analysis_free(f.a);
 }
 

@@ -4,6 +4,11 @@
  * time, the hottest offset ranges, per-device and per-process breakdowns,
  * and a ranking of the differences between two or more traces.
  *
+ * Flushes: an empty D carrying F and the empty C with F that ends it
+ * pair even when the C is logged at sector ~0 (newer kernels); an empty C
+ * without F never completes a request with sectors: it is the end record
+ * of a bio (FUA/preflush writes), counted in empty_completions.
+ *
  * Feed every event of a time-ordered stream to br_analysis_add(), call
  * br_analysis_finish() once, then read br_analysis_get(). Memory does not
  * grow with trace length: only IOs in flight, one entry per device, per
@@ -116,6 +121,9 @@ typedef struct br_analysis_result {
 	double seq_fraction;                /* IOs of seek_kind that were not seeks */
 	double merge_ratio;                 /* Q per D (btt's #Q / #D) */
 	uint64_t qd_ns[BR_QD_BINS];         /* time at each queue depth over [first, last] */
+	double qd_avg;                      /* time-weighted, from the pairing above (flushes
+	                                       completed at sector ~0 included; see notes) */
+	uint32_t qd_max;
 	uint64_t idle_ns;                   /* time with nothing in flight */
 	uint64_t idle_periods;              /* stretches with nothing in flight (inner ones) */
 	uint64_t idle_max_ns;

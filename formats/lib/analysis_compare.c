@@ -78,9 +78,19 @@ static const struct {
 };
 #define NMETRICS (sizeof(table) / sizeof(table[0]))
 
+/* The outcome (throughput, IO/s, run time) first, in that order; then
+ * the explanations by score. */
+static int outcome_rank(const br_cmp_metric *m)
+{
+	return !strcmp(m->key, "mbps") ? 0 : !strcmp(m->key, "iops") ? 1 : !strcmp(m->key, "run_s") ? 2 : 3;
+}
+
 static int by_score(const void *x, const void *y)
 {
 	const br_cmp_metric *a = x, *b = y;
+	int ra = outcome_rank(a), rb = outcome_rank(b);
+	if (ra != rb)
+		return ra - rb;
 	if (a->score != b->score)
 		return a->score < b->score ? 1 : -1;
 	return strcmp(a->key, b->key);

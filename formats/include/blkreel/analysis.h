@@ -152,7 +152,8 @@ void br_analysis_free(br_analysis *a);
  * difference in throughput: score = |ln(ratio)|, halved when the trace
  * with the best value of this metric is not the trace with the best
  * throughput (the metric points the other way). Metrics that are zero or
- * missing in some trace are kept but scored 0. */
+ * missing in some trace are kept but scored 0. The outcome itself
+ * (throughput, IO/s, run time) comes first, in that order. */
 enum br_better { BR_BETTER_LOWER, BR_BETTER_HIGHER, BR_BETTER_NONE };
 
 #define BR_CMP_MAX_TRACES 8

@@ -29,6 +29,8 @@ typedef struct replay_io {
 	int fd;                /* file descriptor to use */
 	unsigned slot;         /* index of this io and of its buffer */
 	void *buf;             /* slot buffer (aligned) */
+	uint32_t clean_len;    /* leading bytes of buf holding the pattern filler
+	                          (a read into the slot overwrites it) */
 	uint64_t t_target;     /* CLOCK_MONOTONIC ns the IO was due */
 	uint64_t t_submit;     /* when the timing thread handed it over (Q) */
 	uint64_t t_issue;      /* when it went to the kernel (D) */

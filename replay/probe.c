@@ -48,7 +48,11 @@ const char *probe_buffer(const uint8_t *buf, size_t len)
 
 int probe_fd(int fd, const char *path, const char **found, br_error *err)
 {
-	uint8_t *buf = malloc(PROBE_BYTES);
+	/* aligned, so it can go through an O_DIRECT descriptor and leave the
+	 * page cache (and readahead) alone */
+	uint8_t *buf = NULL;
+	if (posix_memalign((void **)&buf, 4096, PROBE_BYTES))
+		buf = NULL;
 	if (!buf)
 		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
 	size_t got = 0;

@@ -15,7 +15,7 @@
  * target; shorter buffers just check less), or NULL. */
 const char *probe_buffer(const uint8_t *buf, size_t len);
 
-/* Read the start of fd and probe it. Returns 0 and sets *found (NULL when
+/* Read the start of fd (which may be O_DIRECT) and probe it. Returns 0 and sets *found (NULL when
  * clean), or a negative br_code naming path. */
 int probe_fd(int fd, const char *path, const char **found, br_error *err);
 

@@ -13,7 +13,6 @@
 #include "blkreel/progress.h"
 #include "blkreel/reader.h"
 #include "clock.h"
-#include "pattern.h"
 #include "report.h"
 #include "safety.h"
 #include "scan.h"
@@ -109,8 +108,6 @@ static int setup_buffers(run_ctx *c, br_error *err)
 	for (unsigned i = 0; i < s->depth; i++) {
 		s->ios[i].slot = i;
 		s->ios[i].buf = (char *)c->bufmem + (size_t)i * len;
-		if (c->o->write)
-			pattern_init_buffer(s->ios[i].buf, len);
 		s->free_slots[i] = s->depth - 1 - i;
 	}
 	s->nfree = s->depth;

@@ -89,7 +89,7 @@ int safety_check_content(const target *t, bool write, const uint32_t *trace_devs
 			 size_t ntrace_devs, br_error *err)
 {
 	const char *sig = NULL;
-	int rc = probe_fd(t->fd_buf, t->path, &sig, err);
+	int rc = probe_fd(t->fd, t->path, &sig, err);
 	if (rc)
 		return rc;
 	if (sig)

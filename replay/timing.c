@@ -91,8 +91,15 @@ static int issue_one(session *s, const replay_item *it, uint64_t due, batch *b)
 	const struct target *tg = &s->targets[it->target];
 	io->fd = it->buffered ? tg->fd_buf : tg->fd;
 	io->t_target = due;
-	if (it->kind == RK_WRITE)
+	if (it->kind == RK_WRITE) {
+		if (io->clean_len < it->len) {
+			pattern_init_buffer(io->buf, it->len);
+			io->clean_len = it->len;
+		}
 		pattern_stamp(io->buf, it->len, it->trace_off, it->seq);
+	} else if (it->kind == RK_READ) {
+		io->clean_len = 0;
+	}
 	unsigned n = atomic_fetch_add(&s->inflight, 1) + 1;
 	if (n > s->stats.inflight_max)
 		s->stats.inflight_max = n;

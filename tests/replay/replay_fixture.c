@@ -1,0 +1,169 @@
+#include "replay_fixture.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "tracegen.h"
+
+rf_state rf;
+
+void rf_setup(void)
+{
+	memset(&rf, 0, sizeof rf);
+	rf.dir = tu_tmpdir();
+}
+
+void rf_teardown(void)
+{
+	if (rf.mnt[0]) {
+		tu_runf(NULL, NULL, NULL, "umount '%s'", rf.mnt);
+		rf.mnt[0] = 0;
+	}
+	for (int i = 0; i < 2; i++)
+		if (rf.loop[i][0]) {
+			tu_runf(NULL, NULL, NULL, "losetup -d %s", rf.loop[i]);
+			rf.loop[i][0] = 0;
+		}
+	if (getenv("RF_KEEP")) /* debugging: keep the temp dir */
+		fprintf(stderr, "kept %s\n", rf.dir);
+	else
+		tu_tmpdir_remove(rf.dir);
+	rf.dir = NULL;
+}
+
+const char *rf_path(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	char *p = buf[k++ & 3];
+	snprintf(p, 512, "%s/%s", rf.dir, name);
+	return p;
+}
+
+const char *rf_loop(int i, unsigned mib)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to create loop devices");
+	cr_assert_not_null(rf.dir);
+	char img[16];
+	snprintf(img, sizeof img, "img%d", i);
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL, "truncate -s %uM '%s' && losetup --find --show '%s'", mib,
+			 rf_path(img), rf_path(img));
+	if (rc != 0 || !out || strncmp(out, "/dev/loop", 9) != 0) {
+		free(out);
+		cr_skip_test("no loop device available");
+	}
+	out[strcspn(out, "\n")] = 0;
+	snprintf(rf.loop[i], sizeof rf.loop[i], "%s", out);
+	free(out);
+	return rf.loop[i];
+}
+
+char rf_kind(unsigned i)
+{
+	if (i == RF_FLUSH_AT)
+		return 'F';
+	if (i == RF_DISCARD_AT)
+		return 'X';
+	return i % 3 == 0 ? 'W' : 'R';
+}
+
+uint64_t rf_offset(unsigned i)
+{
+	if (i == RF_DISCARD_AT)
+		return RF_DISCARD_SECTOR * 512;
+	if (i == RF_FLUSH_AT)
+		return 0;
+	return (uint64_t)i * 16384;
+}
+
+const char *rf_trace(const char *name)
+{
+	tg_buf b = { 0 };
+	uint32_t dev = BR_MKDEV(RF_DEV_MAJ, RF_DEV_MIN);
+	for (unsigned i = 0; i < RF_N; i++) {
+		uint64_t t = 1000000000ull + i * RF_STEP_NS;
+		uint32_t cat, bytes = RF_IO_BYTES;
+		switch (rf_kind(i)) {
+		case 'F': cat = BLK_TC_WRITE | BLK_TC_FLUSH; bytes = 0; break;
+		case 'X': cat = BLK_TC_WRITE | BLK_TC_DISCARD; bytes = RF_DISCARD_BYTES; break;
+		case 'W': cat = BLK_TC_WRITE; break;
+		default: cat = BLK_TC_READ; break;
+		}
+		uint64_t sector = rf_offset(i) / 512;
+		br_event q = tg_io(t - 20000, dev, 0, BLK_TA_QUEUE | BLK_TC_ACT(cat), sector, bytes, 100 + i % 7);
+		br_event d = tg_io(t, dev, 0, BLK_TA_ISSUE | BLK_TC_ACT(cat), sector, bytes, 100 + i % 7);
+		br_event c = tg_io(t + 100000, dev, 0, BLK_TA_COMPLETE | BLK_TC_ACT(cat), sector, bytes, 0);
+		tg_append(&b, &q, false);
+		tg_append(&b, &d, false);
+		tg_append(&b, &c, false);
+	}
+	const char *path = rf_path(name);
+	cr_assert_eq(tg_write(&b, path), 0);
+	tg_free(&b);
+	return path;
+}
+
+const char *rf_trace_offsets(const char *name, const uint64_t *offs, size_t n, bool write)
+{
+	tg_buf b = { 0 };
+	uint32_t dev = BR_MKDEV(RF_DEV_MAJ, RF_DEV_MIN);
+	uint32_t cat = write ? BLK_TC_WRITE : BLK_TC_READ;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = 1000000000ull + i * 1000000ull;
+		br_event d = tg_io(t, dev, 0, BLK_TA_ISSUE | BLK_TC_ACT(cat), offs[i] / 512, RF_IO_BYTES, 42);
+		br_event c = tg_io(t + 50000, dev, 0, BLK_TA_COMPLETE | BLK_TC_ACT(cat), offs[i] / 512,
+				   RF_IO_BYTES, 0);
+		tg_append(&b, &d, false);
+		tg_append(&b, &c, false);
+	}
+	const char *path = rf_path(name);
+	cr_assert_eq(tg_write(&b, path), 0);
+	tg_free(&b);
+	return path;
+}
+
+int rf_replay(char **out, char **err, const char *fmt, ...)
+{
+	char args[2048], cmd[2600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "'%s' --no-progress %s", tu_bin("blkreel-replay"), args);
+	return tu_run(cmd, out, NULL, err);
+}
+
+double rf_json(const char *report, const char *path)
+{
+	char *out = NULL, *err = NULL, py[256];
+	snprintf(py, sizeof py, "%s", path);
+	for (char *c = py; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	int rc = tu_runf(&out, NULL, &err,
+			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(float(d%s))' '%s'",
+			 py, report);
+	cr_assert_eq(rc, 0, "report %s: %s %s", report, path, err ? err : "");
+	double v = strtod(out, NULL);
+	free(out);
+	free(err);
+	return v;
+}
+
+bool rf_pread(const char *file, uint64_t off, void *buf, size_t len)
+{
+	int fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+	close(fd);
+	return n == (ssize_t)len;
+}

@@ -63,9 +63,14 @@ static int setup_dev(relay_state *st, relay_dev *d, const cap_device *cd, cap_ks
 	if (ioctl(d->devfd, BLKTRACESETUP, &buts)) {
 		int e = errno;
 		cap_kstate_forget_relay(ks, cd->path);
-		if (e == EBUSY)
+		if (e == EBUSY) {
+			int owner = cap_kstate_owner(cd->path);
+			if (owner)
+				return br_error_set(err, BR_EINVAL, e, cd->path, -1,
+						    "is already being traced by another capture (pid %d)", owner);
 			return br_error_set(err, BR_EINVAL, e, cd->path, -1,
 					    "is already being traced (blktrace or the blk tracer)");
+		}
 		return br_error_set(err, BR_ESYS, e, cd->path, -1, "BLKTRACESETUP failed");
 	}
 	d->set_up = true;
@@ -99,7 +104,9 @@ static int relay_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_erro
 	relay_state *st = vst;
 	st->cfg = cfg;
 	st->ncpu = cfg->ncpu;
-	int rc = cap_debugfs_ensure(cfg->log, ks, err);
+	/* A temporary mount (undone at the end): said only if relay then works,
+	 * so the usual lockdown fallback stays one line. */
+	int rc = cap_debugfs_ensure(NULL, ks, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < cfg->ndevices; i++) {

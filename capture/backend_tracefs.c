@@ -58,6 +58,10 @@ static int check_idle(FILE *log, br_error *err)
 	if (rc)
 		return rc;
 	if (strcmp(cur, "nop") != 0) {
+		int owner = cap_kstate_owner(T "/current_tracer");
+		if (owner)
+			return br_error_set(err, BR_EINVAL, 0, NULL, -1,
+					    "another capture (pid %d) is using the tracer", owner);
 		if (cap_kstate_leftovers(log) > 0)
 			return br_error_set(err, BR_EINVAL, 0, NULL, -1,
 					    "current_tracer is '%s', left by a capture that was killed; "
@@ -93,9 +97,14 @@ static int tfs_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 		snprintf(path, sizeof path, "%s/trace/enable", cfg->devices[i].sysfs);
 		if ((rc = cap_kstate_read(path, cur, sizeof cur, err)))
 			return rc;
-		if (strcmp(cur, "0") != 0)
+		if (strcmp(cur, "0") != 0) {
+			int owner = cap_kstate_owner(path);
+			if (owner)
+				return br_error_set(err, BR_EINVAL, 0, cfg->devices[i].path, -1,
+						    "is already being traced by another capture (pid %d)", owner);
 			return br_error_set(err, BR_EINVAL, 0, cfg->devices[i].path, -1,
 					    "is already being traced (%s is %s; blktrace or another tool?)", path, cur);
+		}
 	}
 	char on[16];
 	if ((rc = cap_kstate_read(T "/tracing_on", on, sizeof on, err)))

@@ -219,6 +219,37 @@ static bool stale(const char *path, int *pid_out)
 	return !alive;
 }
 
+int cap_kstate_owner(const char *path)
+{
+	DIR *d = opendir(CAP_STATE_DIR);
+	if (!d)
+		return 0;
+	int owner = 0;
+	struct dirent *de;
+	while (!owner && (de = readdir(d))) {
+		if (strncmp(de->d_name, "capture-", 8))
+			continue;
+		char sp[512];
+		snprintf(sp, sizeof sp, CAP_STATE_DIR "/%s", de->d_name);
+		int pid;
+		if (stale(sp, &pid) || pid == getpid())
+			continue;
+		FILE *f = fopen(sp, "re");
+		if (!f)
+			continue;
+		char line[700];
+		size_t plen = strlen(path);
+		while (fgets(line, sizeof line, f)) {
+			char *tab = strchr(line, '\t');
+			if (tab && strncmp(tab + 1, path, plen) == 0 && (tab[1 + plen] == '\t' || tab[1 + plen] == '\n'))
+				owner = pid;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return owner;
+}
+
 /* Calls fn for every stale state file. */
 static int each_leftover(int (*fn)(const char *path, int pid, void *arg), void *arg)
 {

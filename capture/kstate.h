@@ -50,6 +50,10 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err);
  * buffer_size_kb's "7 (expanded: 1408)" gives "1408". */
 int cap_kstate_read(const char *path, char *buf, size_t size, br_error *err);
 
+/* The pid of a running capture whose state file records a change to path
+ * (a per-device trace/enable, a relay device), or 0. */
+int cap_kstate_owner(const char *path);
+
 /* State files left by captures that are no longer running. Each is
  * described on out (one line per change) when out is not NULL. Returns how
  * many there are. */

@@ -84,7 +84,7 @@ static void hot(report_ctx *ctx, size_t k)
 		return;
 	const br_analysis_range *g = &r->ranges[0];
 	double b = report_bytes_total(g->bytes), share = 100.0 * b / all;
-	if (share < 25.0 || r->nranges < 2)
+	if (share <= 25.0 || r->nranges < 2) /* more than a quarter, of several ranges */
 		return;
 	char dev[32], every[64] = "";
 	if (g->bursts > 1) {

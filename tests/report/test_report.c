@@ -188,6 +188,24 @@ Test(report, writes_json_markdown_html_and_per_io)
 		  "first IO as btt -p shows it (Q 0, G 16788, D 23252, C 95178 ns)");
 	free(tsv);
 
+	/* a missing or failing plot program: the page says so, the run succeeds */
+	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html m.html --plot /nonexistent/blkreel-plot",
+		     dir, rep(), tu_sample("ext4-loop"));
+	cr_expect_eq(rc, 0);
+	snprintf(p, sizeof p, "%s/m.html", dir);
+	html = (char *)tu_read_file(p, &len);
+	cr_assert(html);
+	cr_expect(strstr(html, "No figure: blkreel-plot is not installed (/nonexistent/blkreel-plot)"));
+	free(html);
+	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html f.html --plot /bin/false", dir, rep(),
+		     tu_sample("ext4-loop"));
+	cr_expect_eq(rc, 0);
+	snprintf(p, sizeof p, "%s/f.html", dir);
+	html = (char *)tu_read_file(p, &len);
+	cr_assert(html);
+	cr_expect(strstr(html, "No figure: /bin/false failed (status 1)"));
+	free(html);
+
 	/* --no-figure says so in the page */
 	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html n.html --no-figure", dir, rep(),
 		     tu_sample("ext4-loop"));
@@ -258,4 +276,45 @@ Test(report, comparison_states_the_differences_with_numbers)
 	cr_expect(strstr(json, "{\"key\": \"d2c_avg_ms\", \"name\": \"D2C avg\", \"unit\": \"ms\", \"better\": \"lower\", \"values\": [0.008, 0.002], \"ratio\": 4, \"best\": \"calm\", \"agrees_with_throughput\": true"),
 		  "%s", json);
 	free(json);
+}
+
+/* A trace that writes 3 of its 4 MiB to one range in 3 bursts, 2 s
+ * apart, against one that spreads its writes: the sentence gives the share,
+ * the range and the period. */
+Test(report, hot_range_sentence_gives_share_and_period)
+{
+	tg_buf a = { 0 }, b = { 0 };
+	const uint64_t s = 1000000000ull, far = 10ull << 21; /* 10 GiB in sectors */
+	for (uint64_t i = 0; i < 4; i++) {
+		/* a: bursts at 0, 2 and 4 s to range 0; one write far away at 5 s */
+		uint64_t t = i < 3 ? i * 2 * s : 5 * s, sec = i < 3 ? i * 2048 : far;
+		br_event e = tg_io(t, BR_MKDEV(8, 0), 0, TG_Q_W, sec, 1 << 20, 10);
+		tg_append(&a, &e, false);
+		e = tg_io(t + 10, BR_MKDEV(8, 0), 0, TG_D_W, sec, 1 << 20, 10);
+		tg_append(&a, &e, false);
+		e = tg_io(t + 1000, BR_MKDEV(8, 0), 0, TG_C_W, sec, 1 << 20, 0);
+		tg_append(&a, &e, false);
+		/* b: four writes to four ranges */
+		e = tg_io(i * s, BR_MKDEV(8, 0), 0, TG_Q_W, i * far, 1 << 20, 10);
+		tg_append(&b, &e, false);
+		e = tg_io(i * s + 10, BR_MKDEV(8, 0), 0, TG_D_W, i * far, 1 << 20, 10);
+		tg_append(&b, &e, false);
+		e = tg_io(i * s + 1000, BR_MKDEV(8, 0), 0, TG_C_W, i * far, 1 << 20, 0);
+		tg_append(&b, &e, false);
+	}
+	char pa[1100], pb[1100];
+	snprintf(pa, sizeof pa, "%s/a.bin", dir);
+	snprintf(pb, sizeof pb, "%s/b.bin", dir);
+	cr_assert_eq(tg_write(&a, pa), 0);
+	cr_assert_eq(tg_write(&b, pb), 0);
+	tg_free(&a);
+	tg_free(&b);
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && '%s' -l bursty a.bin -l spread b.bin", dir,
+			 tu_bin("blkreel-report"));
+	cr_assert_eq(rc, 0);
+	cr_expect(strstr(out, "bursty writes 75 % of its bytes to one 128 MiB range (device 8,0, from 0 MiB) "
+			      "in 3 bursts, one every 2.00 s."), "%s", out);
+	cr_expect(!strstr(out, "spread writes"), "25 %% in its hottest range is not worth a sentence");
+	free(out);
 }

@@ -267,3 +267,44 @@ Test(capture_safety, action_mask_and_lba_range_filter)
 	cr_expect_str_eq(text, "8000 8008 8016 8024 8032 ", "LBA range kept: %s", text);
 	free(text);
 }
+
+Test(capture_safety, drops_are_counted_stored_and_fail_the_run)
+{
+	cf_kernel_test(64);
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	char work[512];
+	snprintf(work, sizeof work,
+		 "fio --output=/dev/null --name=r --filename=%s --rw=randread --bs=4k --iodepth=32 "
+		 "--ioengine=libaio --direct=1 --runtime=1 --time_based", cf.loop);
+	/* one 4 KiB page of ring per CPU cannot hold a second of QD32 */
+	char *err = NULL, *text = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf -b 4k -n 1 --no-progress -d %s -o '%s/d' -- %s", cf.loop,
+			    cf.dir, work);
+	cr_expect_eq(rc, 1, "exit %d with drops, want 1: %s", rc, err);
+	cr_expect(strstr(err, "events lost; exit 1 (--allow-drops to accept)") != NULL, "%s", err);
+	free(err);
+	tu_runf(&text, NULL, NULL, "zcat '%s/d.blktrace.gz' | blkparse -i - | grep 'blkreel: drops'", cf.dir);
+	cr_expect(text && strstr(text, "blkreel: drops cpu0=") && !strstr(text, "cpu0=0 cpu1=0"),
+		  "no drops record with counts in the file: %s", text ? text : "");
+	free(text);
+	rc = cf_capture(NULL, &err, "--backend perf -b 4k -n 1 --allow-drops --no-progress -d %s -o '%s/e' -- %s",
+			cf.loop, cf.dir, work);
+	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err);
+	free(err);
+}
+
+Test(capture_safety, command_exit_status_becomes_ours)
+{
+	cf_kernel_test(16);
+	char *err = NULL;
+	cr_expect_eq(cf_capture(NULL, &err, "-q -d %s -o '%s/x' -- sh -c 'exit 7'", cf.loop, cf.dir), 7);
+	free(err);
+	cr_expect_eq(cf_capture(NULL, &err, "-q -d %s -o '%s/y' -- /nonexistent/command", cf.loop, cf.dir), 127);
+	cr_expect(strstr(err, "cannot run /nonexistent/command") != NULL, "%s", err);
+	free(err);
+	cr_expect_eq(cf_capture(NULL, &err, "-q -d %s -o '%s/z' -- sh -c 'kill -TERM $$'", cf.loop, cf.dir),
+		     128 + SIGTERM);
+	free(err);
+	expect_clean();
+}

@@ -40,5 +40,6 @@ int main(int argc, char **argv)
 	}
 	plot_data_free(&d);
 	plot_cli_free(&cli);
+	plot_release_static();
 	return st;
 }

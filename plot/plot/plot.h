@@ -85,6 +85,9 @@ int plot_render_file(const plot_opts *o, const plot_data *d, const char *path, b
 /* figure.c helpers shared with the movie */
 int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err);
 
+/* Release cairo's and fontconfig's caches (call once, at exit). */
+void plot_release_static(void);
+
 /* true when the name ends in an extension we can write */
 bool plot_output_ok(const char *path);
 bool plot_movie_name_ok(const char *path);

@@ -44,43 +44,44 @@ if [[ -n ${SEEKWATCHER:-} ]]; then
 fi
 IOW=$(command -v iowatcher || true)
 
-# measure CMD... -> "seconds peak_MB" (or "failed -")
+# measure CMD... -> "wall_s cpu_s peak_MB" (or "failed - -"). The machine may be shared, so
+# CPU time (user + system) is shown beside wall time.
 measure() {
-	if /usr/bin/time -o time.out -f '%e %M' "$@" >/dev/null 2>cmd.err; then
-		read -r s kb <time.out
-		printf '%s %s' "$s" "$((kb / 1024))"
+	if /usr/bin/time -o time.out -f '%e %U %S %M' "$@" >/dev/null 2>cmd.err; then
+		read -r s u sy kb <time.out
+		printf '%s %s %s' "$s" "$(awk -v a="$u" -v b="$sy" 'BEGIN { printf "%.2f", a + b }')" "$((kb / 1024))"
 	else
-		echo "failed -"
+		echo "failed - -"
 		echo "  note: $(basename "$1") failed on $t: $(grep -v '^$' cmd.err | tail -1)" >>notes.txt
 	fi
 }
 : >notes.txt
 
-printf '%-12s %10s | %-22s | %-22s | %-22s | %-22s\n' trace events \
+hdr="wall s / cpu s / MB"
+printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' trace events \
 	"blkreel-plot PNG" "blkreel-plot SVG" "iowatcher SVG" "seekwatcher PNG"
-printf '%-12s %10s | %-22s | %-22s | %-22s | %-22s\n' "" "" "s / peak MB" "s / peak MB" \
-	"s / peak MB" "s / peak MB"
+printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' "" "" "$hdr" "$hdr" "$hdr" "$hdr"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1fx", b / a; else printf "-" }'; }
 for t in "${traces[@]}"; do
 	input=$t
 	[[ $t == synth ]] && input=synth.blktrace.gz
 	nev=$(( $(cat "$t".blktrace.* 2>/dev/null | wc -c) / 48 ))
 	[[ $t == synth ]] && nev=$EVENTS
-	read -r ps pm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.png")"
-	read -r vs vm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.svg")"
-	is=- im=-
+	read -r ps pc pm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.png")"
+	read -r vs vc vm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.svg")"
+	is=- ic=- im=-
 	if [[ -n $IOW ]]; then
 		rm -f "$t.dump"  # iowatcher runs blkparse first; count that, as a user would
-		read -r is im <<<"$(measure "$IOW" -t "$t" -o "$t-iowatcher.svg")"
+		read -r is ic im <<<"$(measure "$IOW" -t "$t" -o "$t-iowatcher.svg")"
 	fi
-	ss=- sm=-
+	ss=- sc=- sm=-
 	if [[ -n $SW ]]; then
-		read -r ss sm <<<"$(measure /usr/bin/python3 "$SW" -t "$t" -o "$t-seekwatcher.png")"
+		read -r ss sc sm <<<"$(measure /usr/bin/python3 "$SW" -t "$t" -o "$t-seekwatcher.png")"
 	fi
-	printf '%-12s %10s | %8s s %8s MB | %8s s %8s MB | %8s s %8s MB | %8s s %8s MB\n' \
-		"$t" "$nev" "$ps" "$pm" "$vs" "$vm" "$is" "$im" "$ss" "$sm"
-	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1fx", b / a; else printf "-" }'; }
-	printf '%-12s %10s | %22s | %22s | %22s | %22s\n' "" "speedup" "" "" \
-		"$(ratio "$ps" "$is") vs PNG" "$(ratio "$ps" "$ss") vs PNG"
+	printf '%-12s %9s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s\n' \
+		"$t" "$nev" "$ps" "$pc" "$pm" "$vs" "$vc" "$vm" "$is" "$ic" "$im" "$ss" "$sc" "$sm"
+	printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' "" "speedup" "" "" \
+		"$(ratio "$ps" "$is") wall, $(ratio "$pc" "$ic") cpu" "$(ratio "$ps" "$ss") wall, $(ratio "$pc" "$sc") cpu"
 done
 cat notes.txt
 echo "outputs in $DIR"

@@ -315,7 +315,7 @@ Test(plot, every_panel_is_drawn_and_sizes_are_kept)
 		int rc = plot(NULL, &err, args);
 		cr_assert_eq(rc, 0, "stderr: %s", err);
 		free(err);
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof(name), "s%d.png", k);
 		image im = read_png(name);
 		unsigned w, h;

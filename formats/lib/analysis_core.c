@@ -228,6 +228,16 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 	memcpy(r->phase, a->phase, sizeof(r->phase));
 	r->orphan_completions = a->orphan_c;
 	r->empty_completions = a->empty_c;
+	r->open_queued = r->open_issued = 0;
+	for (uint32_t i = 0; i < a->t.used; i++) {
+		uint32_t f = a->t.r[i].flags;
+		if (f & RQ_FREE)
+			continue;
+		if (f & RQ_D)
+			r->open_issued++;
+		else
+			r->open_queued++;
+	}
 	memcpy(r->seek_fwd, a->fwd[sk], sizeof(r->seek_fwd));
 	memcpy(r->seek_back, a->back[sk], sizeof(r->seek_back));
 	r->seq_fraction = t->seek_candidates

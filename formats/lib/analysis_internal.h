@@ -18,7 +18,7 @@ enum {
 	RQ_REMAPPED = 16,/* moved by A: the Q on the new device is the same bio */
 	RQ_TAIL = 32,    /* second half of a split: its G has no Q of its own */
 	RQ_FREE = 64,
-	RQ_FLUSH = 128,  /* an empty request dispatched as a flush (D with F) */
+	RQ_FLUSH = 128,  /* a flush request ("D FN": flush, no data) */
 };
 
 typedef struct an_bio {
@@ -61,6 +61,9 @@ uint32_t an_find_end(const an_table *t, uint32_t dev, uint64_t end, uint32_t mas
 		     uint32_t want, uint32_t except);
 /* First open empty request ([sec, sec)) whose flags & mask == want. */
 uint32_t an_find_empty(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask, uint32_t want);
+/* The same, the one with the earliest Q. */
+uint32_t an_find_empty_oldest(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask,
+			      uint32_t want);
 /* Append a new bio to request i; 0 or BR_ENOMEM. */
 int an_bio_add(an_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t flags);
 /* Move all bios of request from to the end of request to. */

@@ -128,14 +128,24 @@ static int on_remap(br_analysis *a, const br_event *ev)
 	return 0;
 }
 
+/* A flush request of the flush machinery ("FN": flush, no data), as
+ * opposed to an empty bio's own request ("FWS"). */
+static bool flush_request(const br_event *ev)
+{
+	return !ev->bytes && br_event_is_flush(ev) && !br_event_is_write(ev);
+}
+
 static int on_issue(br_analysis *a, const br_event *ev)
 {
 	an_table *t = &a->t;
 	uint64_t sec = ev->sector, len = ev->bytes >> 9;
-	uint32_t i = an_find_start(t, ev->device, sec, RQ_D, 0, AN_NIL);
+	bool fn = flush_request(ev);
+	/* a flush request is its own request: the preflush bios waiting for
+	 * it end later with their own empty completions */
+	uint32_t i = fn ? AN_NIL : an_find_start(t, ev->device, sec, RQ_D, 0, AN_NIL);
 	if (i == AN_NIL) {
-		/* issued twice without a requeue; not for empty requests (flushes),
-		 * several of which can be in flight at sector 0 */
+		/* issued twice without a requeue; not for empty requests,
+		 * several of which can be in flight at one sector */
 		i = len ? an_find_start(t, ev->device, sec, RQ_D, RQ_D, AN_NIL) : AN_NIL;
 		if (i != AN_NIL) {
 			t->r[i].d = ev->time;
@@ -147,12 +157,31 @@ static int on_issue(br_analysis *a, const br_event *ev)
 	} else if (len && t->r[i].end != sec + len) {
 		an_req_rekey(t, i, ev->device, sec, sec + len);
 	}
-	t->r[i].flags |= RQ_D;
-	if (!len && t->r[i].end == t->r[i].start && br_event_is_flush(ev))
-		t->r[i].flags |= RQ_FLUSH;
+	t->r[i].flags |= RQ_D | (fn ? RQ_FLUSH : 0);
 	t->r[i].d = ev->time;
 	an_depth_change(a, ev->time, +1);
 	return 0;
+}
+
+/* Which open request an empty completion ends (AN_NIL: none).
+ *  - A flush request's completion ("C FN") ends an issued flush request at
+ *    its sector, or at 0: it is issued at 0 and, on newer kernels,
+ *    completed at sector ~0.
+ *  - Any other empty C ends an issued empty request at its sector, else the
+ *    oldest empty bio waiting there (a preflush bio a flush request
+ *    served); else it is the end record of a bio whose request completed
+ *    before (FUA and preflush writes log one after their sized C). */
+static uint32_t empty_target(const an_table *t, const br_event *ev)
+{
+	uint64_t sec = ev->sector;
+	if (flush_request(ev)) {
+		uint32_t i = an_find_empty(t, ev->device, sec, RQ_D | RQ_FLUSH, RQ_D | RQ_FLUSH);
+		if (i == AN_NIL && sec)
+			i = an_find_empty(t, ev->device, 0, RQ_D | RQ_FLUSH, RQ_D | RQ_FLUSH);
+		return i;
+	}
+	uint32_t i = an_find_empty(t, ev->device, sec, RQ_D | RQ_FLUSH, RQ_D);
+	return i != AN_NIL ? i : an_find_empty_oldest(t, ev->device, sec, RQ_D, 0);
 }
 
 static int on_complete(br_analysis *a, const br_event *ev)
@@ -161,16 +190,7 @@ static int on_complete(br_analysis *a, const br_event *ev)
 	uint64_t sec = ev->sector, len = ev->bytes >> 9;
 	uint32_t i;
 	if (!len) {
-		/* An empty completion with F ends a flush: dispatched at sector 0
-		 * and, on some kernels, completed at sector ~0. Without F it is
-		 * the end record of a bio whose request completed before (FUA
-		 * and preflush writes log one after the sized C), unless an
-		 * empty non-flush request waits at that sector. */
-		bool flush = br_event_is_flush(ev);
-		uint32_t want = RQ_D | (flush ? RQ_FLUSH : 0);
-		i = an_find_empty(t, ev->device, sec, RQ_D | RQ_FLUSH, want);
-		if (i == AN_NIL && flush && sec)
-			i = an_find_empty(t, ev->device, 0, RQ_D | RQ_FLUSH, want);
+		i = empty_target(t, ev);
 		if (i == AN_NIL) {
 			a->empty_c++;
 			return 0;

@@ -158,6 +158,19 @@ uint32_t an_find_empty(const an_table *t, uint32_t dev, uint64_t sec, uint32_t m
 	return AN_NIL;
 }
 
+uint32_t an_find_empty_oldest(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask,
+			      uint32_t want)
+{
+	uint32_t best = AN_NIL;
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != AN_NIL; i = t->r[i].next_s) {
+		const an_req *r = &t->r[i];
+		if (r->start == sec && r->end == sec && r->dev == dev && (r->flags & mask) == want &&
+		    (best == AN_NIL || r->q < t->r[best].q))
+			best = i;
+	}
+	return best;
+}
+
 uint32_t an_find_end(const an_table *t, uint32_t dev, uint64_t end, uint32_t mask,
 		     uint32_t want, uint32_t except)
 {

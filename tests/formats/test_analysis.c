@@ -239,20 +239,32 @@ Test(analysis, empty_completion_is_not_the_end_of_a_write)
 	br_analysis_free(f.a);
 }
 
-/* Newer kernels log a flush's D at sector 0 and its C at sector ~0. */
-Test(analysis, flush_completed_at_sector_all_ones)
+/* Newer kernels log a flush request's D at sector 0 and its C at sector
+ * ~0; the preflush bios it served (Q "FWS", empty) end with their own
+ * empty completions at sector 0, oldest first. */
+Test(analysis, flush_request_and_the_preflush_bios_it_serves)
 {
 	feed f;
 	start(&f, NULL);
-	const uint32_t fl = BLK_TC_ACT(BLK_TC_FLUSH) | BLK_TC_ACT(BLK_TC_WRITE);
-	ev(&f, 0, BLK_TA_ISSUE | fl, 0, 0);
-	ev(&f, 100, BLK_TA_COMPLETE | fl, UINT64_MAX, 0);
-	ev(&f, 101, W(COMPLETE), 0, 0);               /* an end-of-bio record */
+	const uint32_t fws = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TC_ACT(BLK_TC_FLUSH) | BLK_TC_ACT(BLK_TC_SYNC);
+	const uint32_t fn = BLK_TC_ACT(BLK_TC_READ) | BLK_TC_ACT(BLK_TC_FLUSH);
+	ev(&f, 0, BLK_TA_QUEUE | fws, 0, 0);
+	ev(&f, 1, BLK_TA_GETRQ | fws, 0, 0);
+	ev(&f, 5, BLK_TA_QUEUE | fws, 0, 0);
+	ev(&f, 6, BLK_TA_GETRQ | fws, 0, 0);
+	ev(&f, 10, BLK_TA_ISSUE | fn, 0, 0);
+	ev(&f, 110, BLK_TA_COMPLETE | fn, UINT64_MAX, 0);
+	ev(&f, 111, W(COMPLETE), 0, 0);               /* the bio queued at 0 */
+	ev(&f, 112, W(COMPLETE), 0, 0);               /* the bio queued at 5 */
+	ev(&f, 113, W(COMPLETE), 0, 0);               /* nothing left: an end record */
 	const br_analysis_result *r = finish(&f);
 	expect_phase(r, BR_PHASE_D2C, 1, 100);
+	expect_phase(r, BR_PHASE_Q2C, 2, (111.0 + 107.0) / 2);
+	expect_phase(r, BR_PHASE_Q2G, 2, 1);
 	cr_expect_eq(r->empty_completions, 1);
+	cr_expect_eq(r->open_queued + r->open_issued, 0);
 	cr_expect_eq(r->qd_ns[1], 100);
-	cr_expect_eq(r->qd_ns[0], 1);
+	cr_expect_eq(r->qd_max, 1);
 	br_analysis_free(f.a);
 }
 

@@ -4,10 +4,13 @@
  * time, the hottest offset ranges, per-device and per-process breakdowns,
  * and a ranking of the differences between two or more traces.
  *
- * Flushes: an empty D carrying F and the empty C with F that ends it
- * pair even when the C is logged at sector ~0 (newer kernels); an empty C
- * without F never completes a request with sectors: it is the end record
- * of a bio (FUA/preflush writes), counted in empty_completions.
+ * Flushes: a flush request (D "FN": flush, no data) is a request of its
+ * own, ended by the C "FN" at its sector or, on newer kernels, at sector
+ * ~0. Other empty completions end an issued empty request at their sector,
+ * else the oldest empty preflush bio waiting there (Q "FWS"; several can
+ * share one flush); else they are the end record of a bio whose request
+ * completed before (FUA/preflush writes), counted in empty_completions.
+ * An empty C never ends a request with sectors.
  *
  * Feed every event of a time-ordered stream to br_analysis_add(), call
  * br_analysis_finish() once, then read br_analysis_get(). Memory does not
@@ -115,6 +118,8 @@ typedef struct br_analysis_result {
 	uint64_t orphan_completions;        /* C events with sectors matching no open IO */
 	uint64_t empty_completions;         /* empty C matching no open flush: the end record
 	                                       of a bio whose request completed before */
+	uint64_t open_queued, open_issued;  /* this pairing's requests still open at the end
+	                                       (not issued / issued, never completed) */
 	uint64_t size_hist[BR_SIZE_BINS];   /* io_kind, bytes > 0 */
 	uint64_t seek_fwd[BR_DIST_BINS];    /* seeks (seek_kind), by distance */
 	uint64_t seek_back[BR_DIST_BINS];

@@ -63,7 +63,7 @@ static const struct {
 	{ { "seeks_per_s", "seeks/s", "", BR_BETTER_LOWER }, m_seeks },
 	{ { "seek_pct", "IOs that seek", "%", BR_BETTER_LOWER }, m_seekpct },
 	{ { "io_kib", "mean IO size", "KiB", BR_BETTER_HIGHER }, m_size },
-	{ { "merge_ratio", "Q per D (merging)", "", BR_BETTER_HIGHER }, m_merge },
+	{ { "merge_ratio", "bios per request", "", BR_BETTER_HIGHER }, m_merge },
 	{ { "d2c_avg_ms", "D2C avg", "ms", BR_BETTER_LOWER }, m_d2c_avg },
 	{ { "d2c_p50_ms", "D2C p50", "ms", BR_BETTER_LOWER }, m_d2c_p50 },
 	{ { "d2c_p99_ms", "D2C p99", "ms", BR_BETTER_LOWER }, m_d2c_p99 },

@@ -13,12 +13,15 @@ static bool outcome(const br_cmp_metric *m)
 	return !strcmp(m->key, "mbps") || !strcmp(m->key, "iops") || !strcmp(m->key, "run_s");
 }
 
+/* "3.1x fewer seeks/s", "1.5x more bios per request", "1.2x larger mean IO size" */
 static const char *word(const br_cmp_metric *m)
 {
-	bool count = !strcmp(m->key, "seeks_per_s") || !strcmp(m->key, "seek_pct");
+	bool count = !strcmp(m->key, "seeks_per_s") || !strcmp(m->key, "seek_pct") ||
+		     !strcmp(m->key, "merge_ratio");
+	bool size = !strcmp(m->key, "io_kib");
 	if (m->better == BR_BETTER_HIGHER)
-		return "higher";
-	return count ? "fewer" : "lower";
+		return count ? "more" : size ? "larger" : "higher";
+	return count ? "fewer" : size ? "smaller" : "lower";
 }
 
 static void value(const br_cmp_metric *m, size_t k, char *buf, size_t size)
@@ -116,7 +119,12 @@ void report_sentences(report_ctx *ctx)
 	char sb[32], sw[32];
 	report_ms(rb->span_s * 1e9, sb, sizeof sb);
 	report_ms(rw->span_s * 1e9, sw, sizeof sw);
-	if (best != worst && rw->mbps > 0)
+	if (best != worst && rw->mbps > 0 && rb->mbps < rw->mbps * 1.05)
+		snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
+			 "%s and %s moved about the same MB/s (%.1f vs %.1f MB/s; %.0f vs %.0f IO/s; runs of %s and %s).",
+			 ctx->d[best].trace->label, ctx->d[worst].trace->label, rb->mbps, rw->mbps, rb->iops,
+			 rw->iops, sb, sw);
+	else if (best != worst && rw->mbps > 0)
 		snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
 			 "%s moved %.1fx the MB/s of %s (%.1f vs %.1f MB/s; %.0f vs %.0f IO/s; runs of %s and %s).",
 			 ctx->d[best].trace->label, rb->mbps / rw->mbps, ctx->d[worst].trace->label,

@@ -337,6 +337,9 @@ int capture_run(const capture_cli *cli)
 		free(s.drops);
 		return 1;
 	}
+	/* The spool is noted too, so that after a kill -9 --cleanup can finish it. */
+	if (s.out.spooling && cap_kstate_note_spool(&s.ks, s.out.spool_path, &err))
+		say_error("warning: cannot record the spool in the state file", &err);
 	cap_sink_opts so = {
 		.cfg = &s.cfg,
 		.filter = !(s.be->flags & CAP_KERNEL_FILTER),
@@ -353,6 +356,7 @@ int capture_run(const capture_cli *cli)
 		say_error(NULL, &err);
 		release_backend(&s);
 		cap_outputs_abort(&s.out);
+		cap_kstate_forget_spool(&s.ks);
 		free(s.drops);
 		return 1;
 	}
@@ -399,6 +403,7 @@ int capture_run(const capture_cli *cli)
 		say_error("finishing the output", &err);
 		failed = true;
 	}
+	cap_kstate_forget_spool(&s.ks);
 	struct stat fst;
 	if (strcmp(s.out.gz_path, "-") && stat(s.out.gz_path, &fst) == 0)
 		s.bytes_written = (uint64_t)fst.st_size;

@@ -1,5 +1,8 @@
 #include "kstate.h"
 
+#include "blkreel/writer.h"
+#include "spool.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +82,9 @@ static int save(cap_kstate *ks, br_error *err)
 		if (ks->ch[i].kind == KS_FILE)
 			fprintf(f, "file\t%s\t%s\n", ks->ch[i].path, ks->ch[i].old);
 		else
-			fprintf(f, "%s\t%s\n", ks->ch[i].kind == KS_RELAY ? "relay" : "mount", ks->ch[i].path);
+			fprintf(f, "%s\t%s\n",
+				ks->ch[i].kind == KS_RELAY ? "relay" : ks->ch[i].kind == KS_MOUNT ? "mount" : "spool",
+				ks->ch[i].path);
 	}
 	int bad = fflush(f) || fsync(fileno(f));
 	int e = errno;
@@ -137,16 +142,45 @@ int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err)
 	return save(ks, err);
 }
 
+int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err)
+{
+	if (ks->n == CAP_KSTATE_MAX)
+		return br_error_set(err, BR_EINVAL, 0, spool, -1, "too many changes to track");
+	cap_kchange *c = &ks->ch[ks->n++];
+	c->kind = KS_SPOOL;
+	snprintf(c->path, sizeof c->path, "%s", spool);
+	c->old[0] = 0;
+	return save(ks, err);
+}
+
+/* Drop entry i; rewrite the state file, or remove it when it is empty. */
+static void drop(cap_kstate *ks, size_t i)
+{
+	memmove(&ks->ch[i], &ks->ch[i + 1], (ks->n - i - 1) * sizeof ks->ch[0]);
+	ks->n--;
+	if (ks->n == 0 && ks->path[0]) {
+		unlink(ks->path);
+		ks->path[0] = 0;
+		return;
+	}
+	br_error ignored;
+	save(ks, &ignored);
+}
+
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath)
 {
 	for (size_t i = ks->n; i-- > 0;)
 		if (ks->ch[i].kind == KS_RELAY && strcmp(ks->ch[i].path, devpath) == 0) {
-			memmove(&ks->ch[i], &ks->ch[i + 1], (ks->n - i - 1) * sizeof ks->ch[0]);
-			ks->n--;
-			br_error ignored;
-			save(ks, &ignored);
+			drop(ks, i);
 			return;
 		}
+}
+
+void cap_kstate_forget_spool(cap_kstate *ks)
+{
+	for (size_t i = ks->n; i-- > 0;)
+		if (ks->ch[i].kind == KS_SPOOL)
+			drop(ks, i);
 }
 
 /* BLKTRACESTOP then BLKTRACETEARDOWN (the relay interface's "put back"). */
@@ -180,7 +214,10 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 {
 	int first = 0;
 	br_error e;
+	size_t keep = 0;
 	for (size_t i = ks->n; i-- > 0;) {
+		if (ks->ch[i].kind == KS_SPOOL)
+			continue;
 		int rc = undo(&ks->ch[i], &e);
 		if (rc && !first) {
 			first = rc;
@@ -188,13 +225,49 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 				*err = e;
 		}
 	}
-	if (!first) {
-		ks->n = 0;
-		if (ks->path[0])
-			unlink(ks->path);
+	if (first)
+		return first;
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->ch[i].kind == KS_SPOOL)
+			ks->ch[keep++] = ks->ch[i];
+	ks->n = keep;
+	if (ks->n == 0 && ks->path[0]) {
+		unlink(ks->path);
 		ks->path[0] = 0;
+	} else if (ks->n) {
+		br_error ignored;
+		save(ks, &ignored);
 	}
-	return first;
+	return 0;
+}
+
+/* Finish a killed capture's file: its spool compressed into NAME.blktrace.gz
+ * (unless that exists already), then the spool removed. */
+static int recover_spool(const char *spool, FILE *out, br_error *err)
+{
+	if (access(spool, F_OK))
+		return 0; /* gone already: nothing to do */
+	char gz[300];
+	size_t n = strlen(spool);
+	if (n < 6 || strcmp(spool + n - 6, ".spool"))
+		return br_error_set(err, BR_EINVAL, 0, spool, -1, "not a spool file name");
+	snprintf(gz, sizeof gz, "%.*s.gz", (int)(n - 6), spool);
+	if (access(gz, F_OK) == 0)
+		return br_error_set(err, BR_EINVAL, 0, gz, -1, "exists; the spool %s is left as it is", spool);
+	br_writer *w;
+	int rc = br_writer_open(&w, BR_OUT_COMPRESSED, gz, NULL, err);
+	if (rc)
+		return rc;
+	int64_t got = cap_spool_replay(spool, &w, 1, err);
+	rc = br_writer_close(w, got < 0 ? NULL : err);
+	if (got < 0)
+		return (int)got;
+	if (rc)
+		return rc;
+	if (out)
+		fprintf(out, "  wrote %s (%lld records from the spool)\n", gz, (long long)got);
+	unlink(spool);
+	return 0;
 }
 
 /* A state file whose pid is gone (or is no longer a capture: pids are reused). */
@@ -216,6 +289,20 @@ static bool stale(const char *path, int *pid_out)
 		return true;
 	bool alive = fgets(comm, sizeof comm, c) && strncmp(comm, "blkreel-capture", 15) == 0;
 	fclose(c);
+	if (alive) {
+		/* killed but not yet reaped by its parent: a zombie is gone too */
+		char st[600];
+		snprintf(p, sizeof p, "/proc/%d/stat", pid);
+		FILE *sf = fopen(p, "re");
+		if (sf) {
+			size_t n = fread(st, 1, sizeof st - 1, sf);
+			st[n] = 0;
+			fclose(sf);
+			char *rp = strrchr(st, ')');
+			if (rp && (rp[2] == 'Z' || rp[2] == 'X'))
+				alive = false;
+		}
+	}
 	return !alive;
 }
 
@@ -292,8 +379,9 @@ static int load(const char *path, cap_kstate *ks)
 			snprintf(c->path, sizeof c->path, "%s", p);
 			snprintf(c->old, sizeof c->old, "%s", old ? old : "");
 			ks->n++;
-		} else if (kind && p && (strcmp(kind, "relay") == 0 || strcmp(kind, "mount") == 0)) {
-			c->kind = strcmp(kind, "relay") == 0 ? KS_RELAY : KS_MOUNT;
+		} else if (kind && p && (strcmp(kind, "relay") == 0 || strcmp(kind, "mount") == 0 ||
+					 strcmp(kind, "spool") == 0)) {
+			c->kind = strcmp(kind, "relay") == 0 ? KS_RELAY : strcmp(kind, "mount") == 0 ? KS_MOUNT : KS_SPOOL;
 			snprintf(c->path, sizeof c->path, "%s", p);
 			ks->n++;
 		}
@@ -314,6 +402,11 @@ static void describe(FILE *out, const cap_kstate *ks, int pid)
 		}
 		if (c->kind == KS_MOUNT) {
 			fprintf(out, "  %s mounted by it\n", c->path);
+			continue;
+		}
+		if (c->kind == KS_SPOOL) {
+			if (access(c->path, F_OK) == 0)
+				fprintf(out, "  unfinished capture file %s (--cleanup compresses it)\n", c->path);
 			continue;
 		}
 		char now[64] = "?";
@@ -354,7 +447,10 @@ static int cleanup_one(const char *path, int pid, void *arg)
 	if (rc == 0) {
 		if (a->out)
 			describe(a->out, ks, pid);
-		rc = cap_kstate_restore(ks, a->err); /* removes the file on success */
+		rc = cap_kstate_restore(ks, a->err);
+		for (size_t i = ks->n; rc == 0 && i-- > 0;)
+			if (ks->ch[i].kind == KS_SPOOL && (rc = recover_spool(ks->ch[i].path, a->out, a->err)) == 0)
+				drop(ks, i);
 		if (a->out)
 			fprintf(a->out, rc ? "  could not restore everything\n" : "  restored\n");
 	}

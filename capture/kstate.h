@@ -5,7 +5,10 @@
  * The record is /run/blkreel/capture-PID.state: a header line, then one line
  * per change ("file PATH OLD" = PATH held OLD before we wrote it; "relay DEV"
  * = a relay trace set up on DEV; "mount DIR" = we mounted tracefs/debugfs
- * there). Restoring walks it backwards. */
+ * there; "spool PATH" = an unfinished capture file, NAME.blktrace.spool).
+ * Restoring walks it backwards. A spool is not kernel state: the capture
+ * finishes it itself and forgets it; after a kill -9, --cleanup compresses
+ * it into NAME.blktrace.gz, so nothing captured is lost. */
 #ifndef BLKREEL_CAPTURE_KSTATE_H
 #define BLKREEL_CAPTURE_KSTATE_H
 
@@ -19,7 +22,7 @@
 #define CAP_KSTATE_MAX 256
 
 typedef struct cap_kchange {
-	enum { KS_FILE, KS_RELAY, KS_MOUNT } kind;
+	enum { KS_FILE, KS_RELAY, KS_MOUNT, KS_SPOOL } kind;
 	char path[256];
 	char old[64];
 } cap_kchange;
@@ -40,10 +43,16 @@ int cap_kstate_write(cap_kstate *ks, const char *path, const char *value, br_err
 int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err);
 /* Record that we mounted a filesystem at dir (after the mount worked). */
 int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err);
+/* Record the spool of this capture (after it is created). */
+int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err);
 /* Forget the relay note once it is torn down. */
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath);
-/* Undo everything, newest first, going on past failures (the first one is
- * returned); the state file is removed when everything was restored. */
+/* Forget the spool once the capture file is finished (the state file goes
+ * when nothing is left in it). */
+void cap_kstate_forget_spool(cap_kstate *ks);
+/* Undo every kernel change, newest first, going on past failures (the first
+ * one is returned). Spool notes stay; the state file is removed when
+ * nothing is left in it. */
 int cap_kstate_restore(cap_kstate *ks, br_error *err);
 
 /* Read a small kernel file into buf without the trailing newline;

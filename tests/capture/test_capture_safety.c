@@ -308,3 +308,36 @@ Test(capture_safety, command_exit_status_becomes_ours)
 	free(err);
 	expect_clean();
 }
+
+Test(capture_safety, kill9_of_perf_capture_cleanup_finishes_the_file)
+{
+	cf_kernel_test(64);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/cap.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend perf --no-progress -d %s -o '%s/k' -- %s", cf.loop, cf.dir,
+				  dd_loop());
+	usleep(1500 * 1000);
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	/* its command (a dd loop) lives on after a kill -9: stop it */
+	tu_runf(NULL, NULL, NULL, "pkill -f 'of=%s bs=4k' ; sleep 0.2", cf.loop);
+	char spool[600];
+	snprintf(spool, sizeof spool, "%s/k.blktrace.spool", cf.dir);
+	cr_assert_eq(access(spool, F_OK), 0, "no spool after kill -9");
+	char *err = NULL;
+	cf_capture(NULL, &err, "-d %s -o '%s/next' -w 100ms", cf.loop, cf.dir);
+	cr_expect(strstr(err, "unfinished capture file") != NULL, "next run did not report the spool: %s", err);
+	free(err);
+	char *out = NULL;
+	int rc = cf_capture(&out, NULL, "--cleanup");
+	cr_expect_eq(rc, 0, "--cleanup: %s", out);
+	free(out);
+	cr_expect_neq(access(spool, F_OK), 0, "spool still there after --cleanup");
+	char *text = NULL;
+	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/k.blktrace.gz' && zcat '%s/k.blktrace.gz' | blkparse -i -", cf.dir,
+		     cf.dir);
+	cr_expect_eq(rc, 0, "recovered file not valid");
+	cr_expect_gt(tu_count_lines(text, " D "), 10, "recovered file has too few events");
+	free(text);
+	expect_clean();
+}

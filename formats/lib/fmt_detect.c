@@ -1,7 +1,10 @@
 /* Which text format is this? Each probe looks at the first few complete
- * lines; a format matches when every non-comment line among the first few
- * looks like its records (blkreplay: one record or its column header, as
- * its files open with free text). */
+ * lines; a format matches when at least two thirds of the non-comment
+ * lines among the first few look like its records, so one malformed line
+ * near the top still gets its proper "line N" error (or is skipped with
+ * --skip-bad) instead of "unknown format". blkreplay needs one record or
+ * its column header anywhere in the window, as its files open with free
+ * text. */
 #include "fmt_detect.h"
 
 #include <string.h>
@@ -40,7 +43,7 @@ static bool matches(const text_format *f, const uint8_t *text, size_t len)
 	size_t lens[256];
 	size_t max = f->any_line ? 256 : PROBE_LINES;
 	size_t n = fmt_probe_lines(text, len, starts, lens, max);
-	size_t checked = 0;
+	size_t checked = 0, matched = 0;
 	for (size_t i = 0; i < n; i++) {
 		char line[512];
 		size_t l = lens[i] < sizeof line - 1 ? lens[i] : sizeof line - 1;
@@ -55,14 +58,13 @@ static bool matches(const text_format *f, const uint8_t *text, size_t len)
 		if (f->any_line && ok)
 			return true;
 		if (!f->any_line) {
-			if (!ok)
-				return false;
-			checked++;
 			if (f->fmt == &fmt_fio)
-				return true; /* the header line decides */
+				return ok; /* the header line decides */
+			checked++;
+			matched += ok;
 		}
 	}
-	return !f->any_line && checked > 0;
+	return !f->any_line && matched > 0 && matched * 3 >= checked * 2;
 }
 
 static bool probe_one(const fmt_format *fmt, const uint8_t *data, size_t len)

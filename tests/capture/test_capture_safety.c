@@ -317,10 +317,16 @@ Test(capture_safety, kill9_of_perf_capture_cleanup_finishes_the_file)
 	pid_t pid = cf_capture_bg(errpath, "--backend perf --no-progress -d %s -o '%s/k' -- %s", cf.loop, cf.dir,
 				  dd_loop());
 	usleep(1500 * 1000);
+	/* its command (a dd loop) lives on after a kill -9: note its pid to stop it */
+	char kids_path[96];
+	snprintf(kids_path, sizeof kids_path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	char *kids = slurp(kids_path);
 	kill(pid, SIGKILL);
 	cf_wait(pid);
-	/* its command (a dd loop) lives on after a kill -9: stop it */
-	tu_runf(NULL, NULL, NULL, "pkill -f 'of=%s bs=4k' ; sleep 0.2", cf.loop);
+	for (char *save, *tok = strtok_r(kids, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		kill((pid_t)atoi(tok), SIGTERM);
+	free(kids);
+	usleep(200 * 1000);
 	char spool[600];
 	snprintf(spool, sizeof spool, "%s/k.blktrace.spool", cf.dir);
 	cr_assert_eq(access(spool, F_OK), 0, "no spool after kill -9");

@@ -107,11 +107,9 @@ static bool sector_len(const char **p, br_event *ev, bool *has)
 	fmt_skip_ws(p);
 	if (**p < '0' || **p > '9')
 		return true;
-	uint64_t sec, n;
+	uint64_t n;
 	if (!fmt_u64(p, &ev->sector))
 		return false;
-	sec = ev->sector;
-	(void)sec;
 	fmt_skip_ws(p);
 	if (**p != '+') {
 		*has = true;

@@ -7,6 +7,7 @@
  * text. */
 #include "fmt_detect.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmt_lines.h"
@@ -69,12 +70,16 @@ static bool matches(const text_format *f, const uint8_t *text, size_t len)
 
 static bool probe_one(const fmt_format *fmt, const uint8_t *data, size_t len)
 {
-	static uint8_t text[PROBE_TEXT];
-	size_t n = fmt_lines_peek_text(data, len, text, sizeof text);
+	uint8_t *text = malloc(PROBE_TEXT); /* not static: readers may open on any thread */
+	if (!text)
+		return false;
+	size_t n = fmt_lines_peek_text(data, len, text, PROBE_TEXT);
+	bool ok = false;
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].fmt == fmt)
-			return matches(&formats[i], text, n);
-	return false;
+			ok = matches(&formats[i], text, n);
+	free(text);
+	return ok;
 }
 
 #define FMT_ENTRY(n)                                                                        \
@@ -104,11 +109,19 @@ static const fmt_format *pick(br_input *in, br_error *err, int *rc)
 		*rc = (int)n;
 		return NULL;
 	}
-	static uint8_t text[PROBE_TEXT];
-	size_t tn = fmt_lines_peek_text(data, (size_t)n, text, sizeof text);
-	for (size_t i = 0; i < NFORMATS; i++)
+	uint8_t *text = malloc(PROBE_TEXT);
+	if (!text) {
+		*rc = br_error_set(err, BR_ENOMEM, 0, in->name, -1, "out of memory");
+		return NULL;
+	}
+	size_t tn = fmt_lines_peek_text(data, (size_t)n, text, PROBE_TEXT);
+	const fmt_format *found = NULL;
+	for (size_t i = 0; i < NFORMATS && !found; i++)
 		if (matches(&formats[i], text, tn))
-			return formats[i].fmt;
+			found = formats[i].fmt;
+	free(text);
+	if (found)
+		return found;
 	*rc = br_error_set(err, BR_EFORMAT, 0, in->name, 0,
 			   "text in no format blkreel reads (blkparse, blkreplay, DiskSim, MSR, FIU, "
 			   "fio iolog); --input-format names one");
@@ -122,11 +135,7 @@ static bool text_like(const uint8_t *data, size_t len)
 	/* the last bytes of a window may be a cut multi-byte character */
 	if (n > 8)
 		n -= 4;
-	if (n == 0 || !fmt_looks_text(text, n))
-		return false;
-	uint32_t m;
-	memcpy(&m, text, n >= 4 ? 4 : 0);
-	return true;
+	return n > 0 && fmt_looks_text(text, n);
 }
 
 bool br_fmt_probe_text(const uint8_t *data, size_t len)

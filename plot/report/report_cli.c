@@ -193,9 +193,9 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			cli->read.to_ns = v;
 			break;
 		case OPT_SEEK:
-			if (parse_count(optarg, 0, 1ul << 40, &n))
-				return usage_error("--seek-sectors: '%s' is not a sector count", optarg);
-			cli->an.stats.seek_sectors = n ? n : 1; /* 0 would mean "default" below */
+			if (parse_count(optarg, 1, 1ul << 40, &n))
+				return usage_error("--seek-sectors: '%s' is not a sector count of 1 or more", optarg);
+			cli->an.stats.seek_sectors = n;
 			break;
 		case OPT_RANGE:
 			if (br_parse_size(optarg, &v) || v < 4096)

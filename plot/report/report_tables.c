@@ -261,7 +261,7 @@ void report_table_compare(report_table *t, const report_ctx *ctx)
 			snprintf(c[n + 1], RT_CELL, "%.2fx", m->ratio);
 		else
 			snprintf(c[n + 1], RT_CELL, "-");
-		if (m->better != BR_BETTER_NONE && m->ratio > 1.0)
+		if (m->better != BR_BETTER_NONE && m->ratio >= 1.005) /* shows as 1.01x or more */
 			snprintf(c[n + 2], RT_CELL, "%s", ctx->d[m->best].trace->label);
 	}
 }

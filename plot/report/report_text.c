@@ -244,7 +244,7 @@ static void comparison(FILE *f, const report_ctx *ctx)
 			fprintf(f, " %7.2fx", m->ratio);
 		else
 			fprintf(f, " %8s", "-");
-		fprintf(f, "  %s\n", m->better == BR_BETTER_NONE || m->ratio <= 1.0 ? ""
+		fprintf(f, "  %s\n", m->better == BR_BETTER_NONE || m->ratio < 1.005 ? ""
 				     : ctx->d[m->best].trace->label);
 	}
 	fprintf(f, "\n");

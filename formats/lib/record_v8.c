@@ -80,3 +80,30 @@ void br_record_v8_encode(const br_event *ev, uint64_t action64, uint8_t *raw)
 	memcpy(raw + V8_ERROR, &ev->error, 2);
 	memcpy(raw + V8_PDU_LEN, &ev->pdu_len, 2);
 }
+
+int br_record_probe_any(const uint8_t *raw, unsigned *version, unsigned *header_size)
+{
+	uint32_t m;
+	memcpy(&m, raw, 4);
+	for (int swapped = 0; swapped < 2; swapped++) {
+		uint32_t v = swapped ? bswap_32(m) : m;
+		if ((v & 0xffffff00u) != BLK_IO_TRACE_MAGIC)
+			continue;
+		unsigned ver = v & 0xff;
+		if (version)
+			*version = ver;
+		unsigned size = br_record_header_size(ver);
+		if (header_size)
+			*header_size = size;
+		return size ? swapped : -2;
+	}
+	return -1;
+}
+
+void br_record_decode_any(const uint8_t *raw, unsigned version, bool swap, br_event *ev)
+{
+	if (version == BR_RECORD_V8_VERSION)
+		br_record_v8_decode(raw, swap, ev, NULL);
+	else
+		br_record_decode(raw, swap, ev);
+}

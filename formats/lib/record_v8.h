@@ -44,6 +44,16 @@ void br_record_v8_decode(const uint8_t *raw, bool swap, br_event *ev, uint64_t *
 /* Fold a 64-bit action into br_event's 32 bits (see above). */
 uint32_t br_action_fold_v8(uint64_t action64);
 
+/* Like br_record_probe_magic() but accepting versions 7 and 8: 0 = native
+ * byte order, 1 = swapped, -1 = not a blk_io_trace record, -2 = right
+ * magic, unknown version (in *version). *header_size (may be NULL) gets
+ * the fixed part's size, 48 or 64; the pdu follows it. Needs 4 bytes. */
+int br_record_probe_any(const uint8_t *raw, unsigned *version, unsigned *header_size);
+
+/* Decode the fixed part of a record of either version, as probed
+ * (version 7: br_record_decode; 8: br_record_v8_decode). */
+void br_record_decode_any(const uint8_t *raw, unsigned version, bool swap, br_event *ev);
+
 /* Write a version-8 record header in host order (tests, converters). */
 void br_record_v8_encode(const br_event *ev, uint64_t action64, uint8_t *raw);
 

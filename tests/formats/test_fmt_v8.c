@@ -96,3 +96,35 @@ Test(fmt_v8, zone_actions_fold_to_what_tools_count)
 	ev.action = br_action_fold_v8(BLK_TA_QUEUE | ((uint64_t)BR_TC2_WRITE_ZEROES << 16));
 	cr_expect(br_event_is_write(&ev));
 }
+
+Test(fmt_v8, probe_and_decode_any_version)
+{
+	uint8_t v8[BR_RECORD_V8_SIZE], v7[BR_RECORD_SIZE];
+	br_event ev = sample(), out;
+	ev.action = BLK_TA_QUEUE | BLK_TC_ACT(BLK_TC_WRITE);
+	br_record_v8_encode(&ev, ev.action, v8);
+	br_record_encode(&ev, v7);
+	unsigned version, size;
+	cr_expect_eq(br_record_probe_any(v8, &version, &size), 0);
+	cr_expect_eq(version, 8);
+	cr_expect_eq(size, 64);
+	br_record_decode_any(v8, version, false, &out);
+	cr_expect_eq(out.action, ev.action);
+	cr_expect_eq(out.pid, ev.pid);
+	cr_expect_eq(br_record_probe_any(v7, &version, &size), 0);
+	cr_expect_eq(version, 7);
+	cr_expect_eq(size, 48);
+	br_record_decode_any(v7, version, false, &out);
+	cr_expect_eq(out.pid, ev.pid);
+	cr_expect_eq(out.sector, ev.sector);
+	uint32_t m = bswap_32(0x65617408u);
+	memcpy(v8, &m, 4);
+	cr_expect_eq(br_record_probe_any(v8, &version, &size), 1);
+	m = 0x65617409u;
+	memcpy(v8, &m, 4);
+	cr_expect_eq(br_record_probe_any(v8, &version, &size), -2);
+	cr_expect_eq(version, 9);
+	m = 0x12345678u;
+	memcpy(v8, &m, 4);
+	cr_expect_eq(br_record_probe_any(v8, &version, &size), -1);
+}

@@ -39,10 +39,10 @@ static double m_q2c_p50(const br_analysis_result *r) { return (double)br_hist_qu
 static double m_q2c_p99(const br_analysis_result *r) { return (double)br_hist_quantile(&r->totals->q2c, 0.99) / 1e6; }
 static double m_i2d_avg(const br_analysis_result *r) { return br_hist_mean(&r->phase[BR_PHASE_I2D]) / 1e6; }
 static double m_q2g_avg(const br_analysis_result *r) { return br_hist_mean(&r->phase[BR_PHASE_Q2G]) / 1e6; }
-static double m_qd(const br_analysis_result *r) { return r->qd_avg; }
+static double m_qd(const br_analysis_result *r) { return r->has_completions ? r->qd_avg : 0.0; }
 static double m_idle(const br_analysis_result *r)
 {
-	return r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0;
+	return r->span_s > 0 && r->has_completions ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0;
 }
 static double m_hot(const br_analysis_result *r)
 {

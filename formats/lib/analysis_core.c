@@ -243,6 +243,7 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 	r->seq_fraction = t->seek_candidates
 		? (double)(t->seek_candidates - t->seeks) / (double)t->seek_candidates : 0.0;
 	r->merge_ratio = t->issued ? (double)t->queued / (double)t->issued : 0.0;
+	r->has_completions = t->kind_ios[BR_KIND_C] > 0 || t->completed > 0;
 	memcpy(r->qd_ns, a->qd_ns, sizeof(r->qd_ns));
 	r->qd_avg = span ? a->depth_area / (double)span : 0.0;
 	r->qd_max = a->depth_max;

@@ -135,7 +135,8 @@ static void trace(FILE *f, const report_data *d, unsigned top)
 		fprintf(f, "%s\"%s\": ", p ? ", " : "", br_analysis_phase_name(p));
 		hist(f, &r->phase[p]);
 	}
-	fprintf(f, "},\n     \"queue_depth\": {\"avg\": ");
+	fprintf(f, "},\n     \"has_completions\": %s,\n     \"queue_depth\": {\"avg\": ",
+		r->has_completions ? "true" : "false");
 	num(f, r->qd_avg);
 	fprintf(f, ", \"max\": %u, \"stats_avg\": ", r->qd_max);
 	num(f, t->inflight_avg);

@@ -60,8 +60,12 @@ static void summary(report_table *t, const report_data *d)
 	   (unsigned long long)s->queued, (unsigned long long)s->merged, (unsigned long long)s->issued);
 	kv(t, "splits, remaps, requeues", "%llu, %llu, %llu", (unsigned long long)s->splits,
 	   (unsigned long long)s->remaps, (unsigned long long)s->requeues);
-	kv(t, "queue depth", "avg %s, max %u", report_num(r->qd_avg, a, sizeof a), r->qd_max);
-	kv(t, "idle", "%s (%.1f %%), longest gap %s", report_ms((double)r->idle_ns, a, sizeof a),
+	if (!r->has_completions)
+		kv(t, "queue depth, idle", "not measurable: the trace has no completions (C)");
+	else
+		kv(t, "queue depth", "avg %s, max %u", report_num(r->qd_avg, a, sizeof a), r->qd_max);
+	if (r->has_completions)
+		kv(t, "idle", "%s (%.1f %%), longest gap %s", report_ms((double)r->idle_ns, a, sizeof a),
 	   r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
 	   report_ms((double)r->idle_max_ns, b, sizeof b));
 	kv(t, "unfinished", "%llu never issued, %llu never completed, %llu unmatched C (+%llu end-of-bio)",
@@ -139,6 +143,8 @@ static void seeks(report_table *t, const br_analysis_result *r)
 static void depth(report_table *t, const br_analysis_result *r)
 {
 	header(t, "Queue depth (IOs in flight)", 3, "depth", "time", "share of run");
+	if (!r->has_completions)
+		return;
 	double span = r->span_s * 1e9;
 	for (unsigned b = 0; b < BR_QD_BINS; b++) {
 		if (!r->qd_ns[b])

@@ -37,11 +37,15 @@ static void summary(FILE *f, const report_data *d)
 		(unsigned long long)t->issued, report_num(r->merge_ratio, b1, sizeof b1),
 		(unsigned long long)t->splits, (unsigned long long)t->remaps,
 		(unsigned long long)t->requeues);
-	fprintf(f, "  queue depth   avg %s, max %u\n", report_num(r->qd_avg, b1, sizeof b1), r->qd_max);
-	fprintf(f, "  idle          %s (%.1f %% of the run), %llu gaps, longest %s\n",
-		report_ms((double)r->idle_ns, b1, sizeof b1),
-		r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
-		(unsigned long long)r->idle_periods, report_ms((double)r->idle_max_ns, b2, sizeof b2));
+	if (!r->has_completions) {
+		fprintf(f, "  queue depth   not measurable: the trace has no completions (C)\n");
+	} else {
+		fprintf(f, "  queue depth   avg %s, max %u\n", report_num(r->qd_avg, b1, sizeof b1), r->qd_max);
+		fprintf(f, "  idle          %s (%.1f %% of the run), %llu gaps, longest %s\n",
+			report_ms((double)r->idle_ns, b1, sizeof b1),
+			r->span_s > 0 ? 100.0 * (double)r->idle_ns / 1e9 / r->span_s : 0.0,
+			(unsigned long long)r->idle_periods, report_ms((double)r->idle_max_ns, b2, sizeof b2));
+	}
 	fprintf(f, "  unfinished    %llu never issued, %llu never completed; %llu completions matched nothing",
 		(unsigned long long)t->never_issued, (unsigned long long)t->never_completed,
 		(unsigned long long)r->orphan_completions);
@@ -142,6 +146,8 @@ static void histograms(FILE *f, const br_analysis_result *r)
 	for (unsigned b = 0; b < BR_QD_BINS; b++)
 		if (r->qd_ns[b] > max)
 			max = (double)r->qd_ns[b];
+	if (!r->has_completions)
+		return;
 	fprintf(f, "\n  Queue depth (share of the run at each depth)\n");
 	for (unsigned b = 0; b < BR_QD_BINS; b++) {
 		if (!r->qd_ns[b])

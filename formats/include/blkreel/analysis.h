@@ -125,6 +125,8 @@ typedef struct br_analysis_result {
 	uint64_t seek_back[BR_DIST_BINS];
 	double seq_fraction;                /* IOs of seek_kind that were not seeks */
 	double merge_ratio;                 /* Q per D (btt's #Q / #D) */
+	bool has_completions;               /* the trace has C events: without them queue
+	                                       depth, idle time and D2C/Q2C mean nothing */
 	uint64_t qd_ns[BR_QD_BINS];         /* time at each queue depth over [first, last] */
 	double qd_avg;                      /* time-weighted, from the pairing above (flushes
 	                                       completed at sector ~0 included; see notes) */

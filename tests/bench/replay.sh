@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# replay.sh — how faithfully a trace is replayed: blkreel-replay vs fio --read_iolog (with
+# replay_redirect) vs Debian's btreplay, same trace, same target, each replay captured with
+# blkreel-capture and compared IO by IO with the original (tests/bench/replay_compare.py).
+#   tests/bench/replay.sh            (root; RUNTIME=8 seconds of original workload by default)
+# The original: fio on a loop device over a file in /dev/shm — bursts of 4 KiB random reads at
+# 10k IOPS (50 ms on, 50 ms idle) plus a slower random-write job — captured with blkreel-capture.
+# The target: a second loop device over /dev/shm. Timed replays, then as-fast-as-possible runs
+# (ours --no-stall, fio replay_no_stall, btreplay -N). Creates and always detaches its own loop
+# devices; holds the machine-wide tracer lock throughout.
+set -euo pipefail
+RUNTIME=${RUNTIME:-8}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BIN=${BLKREEL_BIN:-$HERE/bin}
+CAP=$BIN/blkreel-capture REPLAY=$BIN/blkreel-replay PARSE=$BIN/blkreel-parse
+[[ $(id -u) -eq 0 ]] || { echo "replay.sh: needs root" >&2; exit 1; }
+for t in "$CAP" "$REPLAY" "$PARSE"; do [[ -x $t ]] || { echo "replay.sh: build first (make): $t missing" >&2; exit 1; }; done
+command -v fio >/dev/null || { echo "replay.sh: needs fio" >&2; exit 1; }
+
+exec 9>/run/lock/blkreel-tracer.lock
+flock 9
+
+W="" SRC="" DST=""
+cleanup() {
+    set +e
+    [[ -n $SRC ]] && losetup -d "$SRC"
+    [[ -n $DST ]] && losetup -d "$DST"
+    [[ -n $W && -z ${KEEP:-} ]] && rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+W=$(mktemp -d /dev/shm/blkreel-bench-replay.XXXXXX)
+truncate -s 1G "$W/src.img" "$W/dst.img"
+SRC=$(losetup --find --show "$W/src.img")
+DST=$(losetup --find --show "$W/dst.img")
+[[ $SRC == /dev/loop* && $DST == /dev/loop* ]] || { echo "unexpected loop devices $SRC $DST" >&2; exit 1; }
+S=${SRC#/dev/} D=${DST#/dev/}
+echo "original on $SRC, replays on $DST (files in $W)"
+
+# ---- the original: bursts and idle gaps, captured ----------------------------------------
+cat >"$W/orig.fio" <<JOB
+[global]
+filename=$SRC
+direct=1
+ioengine=libaio
+runtime=$RUNTIME
+time_based
+size=1g
+[bursts]
+rw=randread
+bs=4k
+iodepth=4
+rate_iops=10000
+thinktime=50000
+thinktime_blocks=500
+[writer]
+rw=randwrite
+bs=4k
+iodepth=2
+rate_iops=1000
+JOB
+"$CAP" -q --no-progress -d "$SRC" -o "$W/orig" -- fio --minimal "$W/orig.fio" >/dev/null
+"$PARSE" "$W/orig.blktrace.gz" -o "$W/orig.bin"                 # one stream, for fio
+mkdir -p "$W/bt" "$W/rec"
+"$PARSE" "$W/orig.blktrace.gz" --split "$W/bt/$S" >/dev/null    # per-CPU set, for btrecord
+
+timed() { # timed NAME CMD... : run under capture and /usr/bin/time
+    local n=$1; shift
+    /usr/bin/time -f "%e %U %S" -o "$W/$n.time" \
+        "$CAP" -q --no-progress -d "$DST" -o "$W/$n" -- "$@" >"$W/$n.out" 2>"$W/$n.err" || {
+        echo "$n: failed: $(tail -2 "$W/$n.err" | tr '\n' ' ')" >"$W/$n.fail"; }
+}
+
+# ---- timed replays -------------------------------------------------------------------------
+timed ours "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --report "$W/ours.json"
+timed fio fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" --ioengine=libaio \
+    --iodepth=32 --direct=1 --minimal
+if command -v btrecord >/dev/null && command -v btreplay >/dev/null; then
+    if btrecord -d "$W/bt" -D "$W/rec" "$S" >"$W/btrecord.out" 2>&1; then
+        echo "$S $D" >"$W/map"
+        timed btreplay btreplay -d "$W/rec" -M "$W/map" -W -F
+    else
+        echo "btrecord failed: $(tail -1 "$W/btrecord.out")" >"$W/btreplay.fail"
+    fi
+else
+    echo "btreplay not installed" >"$W/btreplay.fail"
+fi
+
+# ---- as fast as possible -------------------------------------------------------------------
+timed ours_fast "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --no-stall
+timed fio_fast fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" --ioengine=libaio \
+    --iodepth=32 --direct=1 --replay_no_stall=1 --minimal
+[[ -e $W/btreplay.fail ]] && cp "$W/btreplay.fail" "$W/btreplay_fast.fail" || timed btreplay_fast btreplay -d "$W/rec" -M "$W/map" -W -F -N
+
+python3 "$HERE/tests/bench/replay_compare.py" --parse "$PARSE" --dir "$W" \
+    --orig orig --timed ours fio btreplay --fast ours_fast fio_fast btreplay_fast

@@ -1,0 +1,320 @@
+/* test_replay_units.c — the replayer's pure parts, without devices: the
+ * histogram's percentiles, the write pattern, the signature probe, and the
+ * planner (kinds, reads only, preflush split, address fitting, alignment,
+ * completion matching for --closed). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../replay/hist.c"
+#include "../../replay/io.c"
+#include "../../replay/pattern.c"
+#include "../../replay/plan.c"
+#include "../../replay/probe.c"
+
+/* ---- histogram ------------------------------------------------------------ */
+
+Test(hist, quantiles_within_resolution)
+{
+	hist h;
+	hist_init(&h);
+	for (uint64_t v = 1; v <= 100000; v++)
+		hist_add(&h, v * 1000); /* 1 us .. 100 ms */
+	struct { double q; double want; } cases[] = {
+		{ 0.5, 50e6 }, { 0.9, 90e6 }, { 0.99, 99e6 }, { 0.001, 0.1e6 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double got = (double)hist_quantile(&h, cases[i].q);
+		cr_assert(got >= cases[i].want * 0.98 && got <= cases[i].want * 1.03,
+			  "q%.3f: %.0f, want about %.0f", cases[i].q, got, cases[i].want);
+	}
+	cr_assert_eq(hist_quantile(&h, 1.0), 100000000);
+	cr_assert_eq(h.max, 100000000);
+	cr_assert_eq(hist_count_le(&h, 0), 0);
+	double m = hist_mean(&h);
+	cr_assert(m > 50.0e6 && m < 50.01e6);
+}
+
+Test(hist, small_values_exact_and_empty)
+{
+	hist h;
+	hist_init(&h);
+	cr_assert_eq(hist_quantile(&h, 0.5), 0);
+	for (uint64_t v = 0; v < 64; v++)
+		hist_add(&h, v);
+	cr_assert_eq(hist_quantile(&h, 0.5), 32);
+	cr_assert_eq(hist_count_le(&h, 9), 10);
+	hist g;
+	hist_init(&g);
+	hist_add(&g, UINT64_MAX / 2);
+	hist_merge(&h, &g);
+	cr_assert_eq(h.count, 65);
+	cr_assert_eq(hist_quantile(&h, 1.0), UINT64_MAX / 2);
+}
+
+/* ---- pattern ---------------------------------------------------------------- */
+
+Test(pattern, stamps_read_back)
+{
+	uint8_t buf[4096];
+	pattern_init_buffer(buf, sizeof buf);
+	pattern_stamp(buf, sizeof buf, 123456789ull * 512, 42);
+	for (unsigned s = 0; s < 8; s++) {
+		uint64_t off, seq;
+		uint32_t idx;
+		cr_assert(pattern_check(buf + 512 * s, &off, &seq, &idx));
+		cr_assert_eq(off, 123456789ull * 512);
+		cr_assert_eq(seq, 42);
+		cr_assert_eq(idx, s);
+	}
+	buf[700] ^= 1; /* filler of sector 1 */
+	cr_assert_not(pattern_check(buf + 512, NULL, NULL, NULL));
+	memset(buf, 0, 512);
+	cr_assert_not(pattern_check(buf, NULL, NULL, NULL));
+}
+
+/* ---- probe ------------------------------------------------------------------ */
+
+Test(probe, signatures)
+{
+	uint8_t *b = calloc(1, PROBE_BYTES);
+	cr_assert_null(probe_buffer(b, PROBE_BYTES));
+	b[1080] = 0x53, b[1081] = 0xEF;
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "ext2/3/4 filesystem");
+	cr_assert_null(probe_buffer(b, 1024), "a short read cannot see it");
+	memset(b, 0, PROBE_BYTES);
+	memcpy(b, "XFSB", 4);
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "XFS filesystem");
+	memset(b, 0, PROBE_BYTES);
+	memcpy(b + 65536 + 64, "_BHRfS_M", 8);
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "btrfs filesystem");
+	memset(b, 0, PROBE_BYTES);
+	memcpy(b + 4086, "SWAPSPACE2", 10);
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "Linux swap");
+	memset(b, 0, PROBE_BYTES);
+	memcpy(b + 512, "EFI PART", 8);
+	b[510] = 0x55, b[511] = 0xAA;
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "GPT partition table");
+	memset(b, 0, PROBE_BYTES);
+	b[510] = 0x55, b[511] = 0xAA;
+	cr_assert_null(probe_buffer(b, PROBE_BYTES), "boot signature without partitions");
+	b[446 + 4] = 0x83;
+	cr_assert_str_eq(probe_buffer(b, PROBE_BYTES), "MBR partition table");
+	free(b);
+}
+
+/* ---- planner ------------------------------------------------------------------ */
+
+static target tg_file(uint64_t size, unsigned align)
+{
+	target t = { .path = "t.img", .size = size, .align = align, .direct = true, .fd = -1, .fd_buf = -1 };
+	return t;
+}
+
+static br_event ev_of(uint64_t t, unsigned code, uint32_t cat, uint64_t sector, uint32_t bytes)
+{
+	br_event e = { .time = t, .sector = sector, .bytes = bytes, .device = BR_MKDEV(8, 0),
+		       .action = code | BLK_TC_ACT(cat) };
+	return e;
+}
+
+typedef struct planned {
+	replay_item it[16];
+	int n;
+} planned;
+
+static void feed(plan_state *p, const br_event *e, planned *out)
+{
+	replay_item two[2];
+	int n = plan_feed(p, e, two);
+	for (int i = 0; i < n && out->n < 16; i++)
+		out->it[out->n++] = two[i];
+}
+
+Test(plan, kinds_preflush_and_reads_only)
+{
+	target t = tg_file(1 << 30, 512);
+	plan_map m = { .any = true };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	plan_state *p = plan_new(&cfg);
+	planned out = { .n = 0 };
+	feed(p, &(br_event){ .time = 1, .action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_PROCESS }, &out);
+	br_event q = ev_of(5, __BLK_TA_QUEUE, BLK_TC_READ, 8, 4096);
+	feed(p, &q, &out);
+	br_event e1 = ev_of(10, __BLK_TA_ISSUE, BLK_TC_READ, 8, 4096);
+	br_event e2 = ev_of(20, __BLK_TA_ISSUE, BLK_TC_WRITE | BLK_TC_FLUSH | BLK_TC_FUA, 16, 8192);
+	br_event e3 = ev_of(30, __BLK_TA_ISSUE, BLK_TC_WRITE | BLK_TC_FLUSH, 0, 0);
+	br_event e4 = ev_of(40, __BLK_TA_ISSUE, BLK_TC_WRITE | BLK_TC_DISCARD, 1024, 1 << 20);
+	br_event e5 = ev_of(50, __BLK_TA_ISSUE, 0, 0, 0); /* no data, no flush */
+	feed(p, &e1, &out);
+	feed(p, &e2, &out);
+	feed(p, &e3, &out);
+	feed(p, &e4, &out);
+	feed(p, &e5, &out);
+	cr_assert_eq(out.n, 5);
+	cr_assert_eq(out.it[0].kind, RK_READ);
+	cr_assert_eq(out.it[1].kind, RK_FLUSH, "a preflush write becomes a flush first");
+	cr_assert_eq(out.it[2].kind, RK_WRITE);
+	cr_assert(out.it[2].fua);
+	cr_assert_eq(out.it[2].off, 16 * 512);
+	cr_assert_eq(out.it[3].kind, RK_FLUSH);
+	cr_assert_eq(out.it[4].kind, RK_DISCARD);
+	for (int i = 0; i < out.n; i++)
+		cr_assert_eq(out.it[i].seq, (uint64_t)i);
+	const plan_totals *tot = plan_totals_get(p);
+	cr_assert_eq(tot->preflush, 1);
+	cr_assert_eq(tot->fua, 1);
+	cr_assert_eq(tot->skipped_empty, 1);
+	cr_assert_eq(tot->notify, 1);
+	cr_assert_eq(tot->first_t, 10);
+	cr_assert_eq(tot->last_t, 40);
+	plan_free(p);
+
+	cfg.reads_only = true;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &e1, &out);
+	feed(p, &e2, &out);
+	feed(p, &e4, &out);
+	cr_assert_eq(out.n, 1);
+	tot = plan_totals_get(p);
+	cr_assert_eq(tot->not_written[RK_WRITE], 1);
+	cr_assert_eq(tot->not_written[RK_FLUSH], 1);
+	cr_assert_eq(tot->not_written[RK_DISCARD], 1);
+	plan_free(p);
+
+	cfg.source_q = true;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &q, &out);
+	feed(p, &e1, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.it[0].t_trace, 5);
+	plan_free(p);
+}
+
+Test(plan, overflow_wrap_scale_offset)
+{
+	target t = tg_file(1 << 20, 512); /* 1 MiB */
+	plan_map m = { .any = true };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	br_event far = ev_of(10, __BLK_TA_ISSUE, BLK_TC_READ, (3u << 20) / 512, 4096); /* at 3 MiB */
+	br_event near = ev_of(20, __BLK_TA_ISSUE, BLK_TC_READ, 8, 4096);
+	plan_state *p = plan_new(&cfg);
+	planned out = { .n = 0 };
+	feed(p, &near, &out);
+	feed(p, &far, &out);
+	const plan_totals *tot = plan_totals_get(p);
+	cr_assert(tot->overflow);
+	cr_assert_eq(tot->first_overflow.trace_off, 3u << 20);
+	cr_assert_eq(tot->max_end[0], (3u << 20) + 4096);
+	plan_free(p);
+
+	cfg.fit = FIT_WRAP;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &far, &out);
+	cr_assert_not(plan_totals_get(p)->overflow);
+	cr_assert_eq(out.it[0].off, 0, "3 MiB mod 1 MiB");
+	plan_free(p);
+
+	cfg.fit = FIT_SCALE;
+	cfg.max_end[0] = (3u << 20) + 4096;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &far, &out);
+	feed(p, &near, &out);
+	cr_assert(out.it[0].off + 4096 <= (1u << 20));
+	cr_assert(out.it[0].off >= (1u << 20) - 8192);
+	cr_assert_eq(out.it[1].off, 1024); /* about 4096 / 3, down to a sector */
+	plan_free(p);
+
+	cfg.fit = FIT_NONE;
+	cfg.offset = 65536;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &near, &out);
+	cr_assert_eq(out.it[0].off, 65536 + 4096);
+	plan_free(p);
+}
+
+Test(plan, alignment_widen_or_buffered)
+{
+	target t = tg_file(1 << 30, 4096);
+	plan_map m = { .any = true };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	br_event e = ev_of(10, __BLK_TA_ISSUE, BLK_TC_READ, 9, 1024); /* 4608 + 1 KiB */
+	plan_state *p = plan_new(&cfg);
+	planned out = { .n = 0 };
+	feed(p, &e, &out);
+	cr_assert_eq(out.it[0].off, 4096);
+	cr_assert_eq(out.it[0].len, 4096);
+	cr_assert_not(out.it[0].buffered);
+	cr_assert_eq(plan_totals_get(p)->unaligned, 1);
+	plan_free(p);
+	cfg.buffered = true;
+	p = plan_new(&cfg);
+	out.n = 0;
+	feed(p, &e, &out);
+	cr_assert_eq(out.it[0].off, 4608);
+	cr_assert_eq(out.it[0].len, 1024);
+	cr_assert(out.it[0].buffered);
+	plan_free(p);
+}
+
+Test(plan, completions_give_closed_dependencies_and_inflight)
+{
+	target t = tg_file(1 << 30, 512);
+	plan_map m = { .dev = BR_MKDEV(8, 0) };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	plan_state *p = plan_new(&cfg);
+	planned out = { .n = 0 };
+	br_event d1 = ev_of(10, __BLK_TA_ISSUE, BLK_TC_READ, 8, 4096);
+	br_event d2 = ev_of(20, __BLK_TA_ISSUE, BLK_TC_READ, 16, 4096);
+	br_event c1 = ev_of(30, __BLK_TA_COMPLETE, BLK_TC_READ, 8, 4096);
+	br_event cx = ev_of(31, __BLK_TA_COMPLETE, BLK_TC_READ, 999, 4096); /* no D seen */
+	br_event d3 = ev_of(40, __BLK_TA_ISSUE, BLK_TC_READ, 24, 4096);
+	br_event other = ev_of(45, __BLK_TA_ISSUE, BLK_TC_READ, 24, 4096);
+	other.device = BR_MKDEV(8, 16);
+	feed(p, &d1, &out);
+	feed(p, &d2, &out);
+	feed(p, &c1, &out);
+	feed(p, &cx, &out);
+	feed(p, &d3, &out);
+	feed(p, &other, &out);
+	cr_assert_eq(out.n, 3);
+	cr_assert_eq(out.it[0].deps, 0);
+	cr_assert_eq(out.it[1].deps, 0);
+	cr_assert_eq(out.it[2].deps, 1, "one matched completion before the third IO");
+	const plan_totals *tot = plan_totals_get(p);
+	cr_assert_eq(tot->unmapped, 1);
+	cr_assert_eq(tot->trace_inflight_max, 2);
+	cr_assert_eq(tot->ndevices, 2);
+	plan_free(p);
+}
+
+Test(plan, pending_table_survives_growth_and_deletes)
+{
+	target t = tg_file(1ull << 40, 512);
+	plan_map m = { .any = true };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	plan_state *p = plan_new(&cfg);
+	planned out = { .n = 0 };
+	/* 5000 outstanding, then complete them in a scrambled order */
+	for (uint64_t i = 0; i < 5000; i++) {
+		br_event d = ev_of(10 + i, __BLK_TA_ISSUE, BLK_TC_READ, i * 8, 4096);
+		out.n = 0;
+		feed(p, &d, &out);
+	}
+	for (uint64_t k = 0; k < 5000; k++) {
+		uint64_t i = (k * 7919) % 5000;
+		br_event c = ev_of(10000 + k, __BLK_TA_COMPLETE, BLK_TC_READ, i * 8, 4096);
+		feed(p, &c, &out);
+	}
+	br_event d = ev_of(20000, __BLK_TA_ISSUE, BLK_TC_READ, 8, 4096);
+	out.n = 0;
+	feed(p, &d, &out);
+	cr_assert_eq(out.it[0].deps, 5000);
+	cr_assert_eq(plan_totals_get(p)->trace_inflight_max, 5000);
+	plan_free(p);
+}

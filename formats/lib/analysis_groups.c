@@ -78,18 +78,13 @@ void an_groups_free(an_groups *gs)
 	memset(gs, 0, sizeof(*gs));
 }
 
-void an_group_latency(an_groups *gs, uint32_t id, bool has_q2c, uint64_t q2c, bool has_d2c,
-		      uint64_t d2c)
+void an_group_latency(an_groups *gs, uint32_t id, const an_lat *l)
 {
 	an_group *g = an_group_find(gs, id);
 	if (!g)
 		return;
-	if (has_q2c) {
-		g->out.q2c_sum_ns += (double)q2c;
-		g->out.q2c_n++;
-	}
-	if (has_d2c) {
-		g->out.d2c_sum_ns += (double)d2c;
-		g->out.d2c_n++;
-	}
+	g->out.q2c_sum_ns += l->q2c_sum;
+	g->out.q2c_n += l->q2c_n;
+	g->out.d2c_sum_ns += l->d2c_sum;
+	g->out.d2c_n += l->d2c_n;
 }

@@ -141,9 +141,12 @@ void an_depth_finish(br_analysis *a);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);
-/* Attribute a completed bio's latencies to a device or process. */
-void an_group_latency(an_groups *gs, uint32_t id, bool has_q2c, uint64_t q2c, bool has_d2c,
-		      uint64_t d2c);
+/* Latencies of completed bios, summed, for one device or process. */
+typedef struct an_lat {
+	double q2c_sum, d2c_sum;
+	uint64_t q2c_n, d2c_n;
+} an_lat;
+void an_group_latency(an_groups *gs, uint32_t id, const an_lat *l);
 
 static inline unsigned an_log2(uint64_t v)
 {

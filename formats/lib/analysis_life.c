@@ -37,29 +37,48 @@ static int record_completion(br_analysis *a, uint32_t i, uint64_t c)
 	if (r->bios == AN_NIL) {
 		if (has_d) {
 			br_hist_add(&a->phase[BR_PHASE_D2C], d2c);
-			an_group_latency(&a->devs, r->dev, false, 0, true, d2c);
+			an_lat l = { .d2c_sum = (double)d2c, .d2c_n = 1 };
+			an_group_latency(&a->devs, r->dev, &l);
 		}
 		return 0;
 	}
+	/* sums for the device, and for each run of bios of one process */
+	an_lat dev = { 0 }, proc = { 0 };
+	uint32_t pid = t->b[r->bios].pid;
 	for (uint32_t k = r->bios; k != AN_NIL; k = t->b[k].next) {
 		const an_bio *b = &t->b[k];
-		uint64_t q2c = delta(c, b->q);
-		if (b->flags & BIO_Q)
+		if (b->pid != pid) {
+			an_group_latency(&a->procs, pid, &proc);
+			memset(&proc, 0, sizeof proc);
+			pid = b->pid;
+		}
+		if (b->flags & BIO_Q) {
+			uint64_t q2c = delta(c, b->q);
 			br_hist_add(&a->phase[BR_PHASE_Q2C], q2c);
-		if (has_d)
+			proc.q2c_sum += (double)q2c;
+			proc.q2c_n++;
+			dev.q2c_sum += (double)q2c;
+			dev.q2c_n++;
+		}
+		if (has_d) {
 			br_hist_add(&a->phase[BR_PHASE_D2C], d2c);
+			proc.d2c_sum += (double)d2c;
+			proc.d2c_n++;
+			dev.d2c_sum += (double)d2c;
+			dev.d2c_n++;
+		}
 		if ((b->flags & (BIO_Q | BIO_M)) == (BIO_Q | BIO_M))
 			br_hist_add(&a->phase[BR_PHASE_Q2M], delta(b->m, b->q));
 		if ((b->flags & BIO_M) && has_d)
 			br_hist_add(&a->phase[BR_PHASE_M2D], delta(r->d, b->m));
-		an_group_latency(&a->procs, b->pid, b->flags & BIO_Q, q2c, has_d, d2c);
-		an_group_latency(&a->devs, r->dev, b->flags & BIO_Q, q2c, has_d, d2c);
 		if (a->opts.on_bio && (b->flags & BIO_Q)) {
 			int rc = report_bio(a, r, b, k == r->bios && !(b->flags & BIO_M), c);
 			if (rc)
 				return rc;
 		}
 	}
+	an_group_latency(&a->procs, pid, &proc);
+	an_group_latency(&a->devs, r->dev, &dev);
 	return 0;
 }
 

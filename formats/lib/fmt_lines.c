@@ -59,12 +59,18 @@ static ssize_t produce(fmt_lines *l, char *dst, size_t room, br_error *err)
 			l->zs.next_in = l->zbuf;
 			l->zs.avail_in = (uInt)r;
 		}
-		if (l->zs.avail_in == 0 && l->gz_done)
-			break; /* a member cut short shows as missing text only */
+		if (l->zs.avail_in == 0 && l->gz_done) {
+			if (l->in_member)
+				return br_error_set(err, BR_ETRUNC, 0, l->in->name, l->in->offset,
+						    "gzip data ends inside a member (truncated file)");
+			break;
+		}
+		l->in_member = true;
 		int zr = inflate(&l->zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
 			/* another gzip member may follow (concatenated .gz) */
 			inflateReset(&l->zs);
+			l->in_member = false;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
 			return br_error_set(err, BR_ECORRUPT, 0, l->in->name, l->in->offset,
 					    "gzip data is damaged (%s)", l->zs.msg ? l->zs.msg : "inflate error");

@@ -16,6 +16,7 @@ typedef struct fmt_lines {
 	br_input *in;
 	bool gz;
 	bool gz_done;         /* the compressed input is exhausted */
+	bool in_member;       /* inflating inside a gzip member */
 	z_stream zs;
 	uint8_t *zbuf;        /* compressed bytes */
 	char *buf;            /* text; buf[start..end) unread */

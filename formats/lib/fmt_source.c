@@ -242,8 +242,10 @@ static int pump(fmt_source *s, br_error *err)
 				     (unsigned long long)s->last_out_time, FMT_WINDOW);
 		}
 		s->order_broken = false;
-		if (rc < 0)
-			return rc;
+		if (rc < 0) /* hooks fail hard only for memory */
+			return br_error_set(err, rc, rc == BR_ENOMEM ? ENOMEM : 0, s->in.name, off,
+					    "%s: line %llu: %s", s->fmt->name,
+					    (unsigned long long)s->ctx.lineno, br_strerror(rc));
 		if (rc == FMT_END) {
 			s->input_done = true;
 			break;

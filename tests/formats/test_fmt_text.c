@@ -59,7 +59,10 @@ static void read_all(got *g, const char *path, const char *format, bool skip_bad
 	br_event ev;
 	int rc;
 	while ((rc = br_reader_next(g->r, &ev, &g->err)) == 1) {
-		cr_assert_lt(g->n, MAXEV);
+		if (g->n >= MAXEV) { /* long inputs: count only */
+			g->n++;
+			continue;
+		}
 		g->ev[g->n] = ev;
 		if (ev.comm)
 			snprintf(g->comm[g->n], 16, "%s", ev.comm);
@@ -469,5 +472,26 @@ Test(fmt_text, unknown_text_is_refused)
 	read_all(&g, p, NULL, false);
 	cr_expect_eq(g.rc, BR_EFORMAT);
 	cr_expect(strstr(g.err.msg, "no format blkreel reads"), "%s", g.err.msg);
+	done(&g);
+}
+
+Test(fmt_text, truncated_gzip_is_an_error)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/t.load.gz", dir);
+	gzFile z = gzopen(path, "wb");
+	cr_assert(z);
+	for (int i = 0; i < 20000; i++)
+		gzprintf(z, "  %d.%09d ; %d ; 8 ; W ; 0.0 ; 0.0\n", i, i * 7 % 1000000000, i * 8);
+	gzclose(z);
+	size_t len;
+	uint8_t *data = tu_read_file(path, &len);
+	cr_assert(data);
+	cr_assert_eq(tu_write_file(path, data, len / 2), 0);
+	free(data);
+	got g;
+	read_all(&g, path, NULL, false);
+	cr_expect_eq(g.rc, BR_ETRUNC, "%d %s", g.rc, g.err.msg);
+	cr_expect(strstr(g.err.msg, "truncated"), "%s", g.err.msg);
 	done(&g);
 }

@@ -62,7 +62,6 @@ typedef struct perf_state {
 	size_t map_size;
 	tp_format fmt[NTP];
 	bool use[NTP];
-	uint64_t ids[NTP * 1024]; /* sample id → tracepoint index, searched linearly per CPU */
 	perf_cpu *cpu;
 	uint8_t *scratch;     /* a record that wraps around the ring end */
 } perf_state;
@@ -133,8 +132,9 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 		a.type = PERF_TYPE_TRACEPOINT;
 		a.config = st->fmt[t].id;
 		a.sample_period = 1;
-		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		/* As little as the mapping needs: the tracepoint is named by the raw
+		 * record's common_type, the CPU by the ring it lands in. */
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 		a.disabled = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
@@ -155,10 +155,6 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 		if (st->fmt[t].dev.offset >= 0 && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter))
 			return br_error_set(err, BR_ESYS, errno, NULL, -1, "setting filter '%s' on %s",
 					    filter, tp_defs[t].name);
-		uint64_t id;
-		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &id))
-			return br_error_set(err, BR_ESYS, errno, NULL, -1, "PERF_EVENT_IOC_ID");
-		st->ids[c * NTP + t] = id;
 		if (pc->leader < 0) {
 			pc->leader = (int)t;
 			void *m = mmap(NULL, st->map_size + (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
@@ -233,34 +229,31 @@ static int perf_fds(void *vst, struct pollfd *pfd, int max)
 	return n;
 }
 
-static int tp_index(const perf_state *st, unsigned c, uint64_t id)
+/* Tracepoint index for a raw record's common_type (its tracepoint id). */
+static int tp_index(const perf_state *st, uint16_t type)
 {
 	for (size_t t = 0; t < NTP; t++)
-		if (st->cpu[c].fds[t] >= 0 && st->ids[c * NTP + t] == id)
+		if (st->use[t] && st->fmt[t].id == type)
 			return (int)t;
-	/* samples land in the ring of the CPU they happened on; search all */
-	for (size_t i = 0; i < (size_t)st->ncpu * NTP; i++)
-		if (st->ids[i] == id)
-			return (int)(i % NTP);
 	return -1;
 }
 
 static int on_sample(perf_state *st, unsigned c, const uint8_t *p, size_t len, cap_sink *sink, br_error *err)
 {
-	/* IDENTIFIER, TID (pid, tid), TIME, CPU (cpu, res), RAW (size, data) */
-	if (len < 8 + 8 + 8 + 8 + 4)
+	/* TID (pid, tid), TIME, RAW (size, data) */
+	if (len < 8 + 8 + 4)
 		return 0;
-	uint64_t id, time;
-	uint32_t pid_tid[2], cpu_res[2], rawlen;
-	memcpy(&id, p, 8);
-	memcpy(pid_tid, p + 8, 8);
-	memcpy(&time, p + 16, 8);
-	memcpy(cpu_res, p + 24, 8);
-	memcpy(&rawlen, p + 32, 4);
-	const uint8_t *raw = p + 36;
-	if (36 + (size_t)rawlen > len)
+	uint64_t time;
+	uint32_t pid_tid[2], rawlen;
+	memcpy(pid_tid, p, 8);
+	memcpy(&time, p + 8, 8);
+	memcpy(&rawlen, p + 16, 4);
+	const uint8_t *raw = p + 20;
+	if (20 + (size_t)rawlen > len || rawlen < 2)
 		return 0;
-	int t = tp_index(st, c, id);
+	uint16_t type;
+	memcpy(&type, raw, 2);
+	int t = tp_index(st, type);
 	if (t < 0)
 		return 0;
 	const tp_format *f = &st->fmt[t];
@@ -275,7 +268,7 @@ static int on_sample(perf_state *st, unsigned c, const uint8_t *p, size_t len, c
 	ev.action = tp_defs[t].action | (cap_rwbs_categories(rwbs) << BLK_TC_SHIFT);
 	ev.pid = pid_tid[1];
 	ev.device = kdev; /* the tracepoints' dev_t is the kernel's MKDEV, as in blk_io_trace */
-	ev.cpu = cpu_res[0] < st->ncpu ? cpu_res[0] : c;
+	ev.cpu = c;
 	uint64_t nr = tp_get(raw, rawlen, f->nr_sector);
 	ev.bytes = f->bytes.offset >= 0 ? (uint32_t)tp_get(raw, rawlen, f->bytes) : (uint32_t)(nr << 9);
 	ev.error = (uint16_t)(int32_t)tp_get(raw, rawlen, f->error);

@@ -15,7 +15,7 @@
 #include "blkreel/error.h"
 #include "blkreel/event.h"
 
-#define CAP_ITEM_INLINE_PDU 40
+#define CAP_ITEM_INLINE_PDU 16 /* split (8) and remap (16) payloads; longer ones go to the heap */
 
 typedef struct cap_item {
 	br_event ev;     /* ev.pdu points into inl or heap; ev.comm unused */

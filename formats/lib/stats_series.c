@@ -100,8 +100,9 @@ int br_stats_series_get(const br_stats *s, uint64_t width, uint64_t from, uint64
 			o->q2c = out->hists[2 * i + 1].count ? &out->hists[2 * i + 1] : NULL;
 		}
 	}
-	/* fold a short last bucket into the one before it */
-	if (n >= 2 && out->b[n - 1].covered_ns < width / 2) {
+	/* fold a partial last bucket into the one before it: a few events over
+	 * a sliver of time would read as a spike */
+	if (n >= 2 && out->b[n - 1].covered_ns < width) {
 		br_stats_bucket *p = &out->b[n - 2], *l = &out->b[n - 1];
 		double area = p->inflight_avg * (double)p->covered_ns + l->inflight_avg * (double)l->covered_ns;
 		for (int d = 0; d < BR_SDIR_COUNT; d++) {

@@ -78,7 +78,7 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 			if (!c->key)
 				continue;
 			uint64_t col = density_col(c->key) >> cshift, row = density_row(c->key) >> rshift;
-			key[i - base] = (col << ROW_BITS) | (row + 1);
+			key[i - base] = (col << 44) | ((uint64_t)density_dev(c->key) << ROW_BITS) | (row + 1);
 			__builtin_prefetch(&n[slot_of(key[i - base], mask)], 1);
 		}
 		for (size_t i = base; i < end; i++) {
@@ -153,7 +153,7 @@ int density_flush(density *d)
 	size_t mask = d->cap - 1;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t col = d->pend[i].rel / d->col_ns, row = d->pend[i].sector >> d->row_shift;
-		key[i] = (col << ROW_BITS) | (row + 1);
+		key[i] = (col << 44) | ((uint64_t)d->pend[i].dev << ROW_BITS) | (row + 1);
 		__builtin_prefetch(&d->cells[slot_of(key[i], mask)], 1);
 		if (row > d->max_row)
 			d->max_row = row;
@@ -171,7 +171,8 @@ int density_flush(density *d)
 	return 0;
 }
 
-int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid)
+int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid,
+		uint8_t dev)
 {
 	struct density_pending *p = &d->pend[d->npend++];
 	p->rel = time > d->origin ? time - d->origin : 0;
@@ -179,5 +180,6 @@ int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, u
 	p->kind = (uint8_t)kind;
 	p->dir = (uint8_t)dir;
 	p->pid = pid;
+	p->dev = dev < DENSITY_MAX_DEVS ? dev : DENSITY_MAX_DEVS - 1;
 	return d->npend == DENSITY_BATCH ? density_flush(d) : 0;
 }

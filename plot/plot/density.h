@@ -15,9 +15,10 @@
 #define DENSITY_KINDS 3           /* Q, D, C (enum br_stats_kind) */
 #define DENSITY_DIRS 3            /* read, write, other (enum br_sdir) */
 #define DENSITY_BATCH 64
+#define DENSITY_MAX_DEVS 16       /* device slots per trace; 15 = any other */
 
 typedef struct density_cell {
-	uint64_t key;                 /* 0 = empty slot; else col<<40 | row+1 */
+	uint64_t key;                 /* 0 = empty slot; else col<<44 | dev<<40 | row+1 */
 	uint16_t n[DENSITY_KINDS][DENSITY_DIRS]; /* saturating */
 	uint8_t pid;                  /* pid slot of the latest IO */
 } density_cell;
@@ -36,7 +37,7 @@ typedef struct density {
 	 * CPU cache overlap instead of queueing */
 	struct density_pending {
 		uint64_t rel, sector;
-		uint8_t kind, dir, pid;
+		uint8_t kind, dir, pid, dev;
 	} pend[DENSITY_BATCH];
 	unsigned npend;
 } density;
@@ -44,10 +45,12 @@ typedef struct density {
 int density_init(density *d, uint64_t origin_ns);
 void density_free(density *d);
 /* 0, or BR_ENOMEM. Call density_flush before reading the cells. */
-int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid);
+int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid,
+		uint8_t dev);
 int density_flush(density *d);
 
-static inline uint64_t density_col(uint64_t key) { return key >> 40; }
+static inline uint64_t density_col(uint64_t key) { return key >> 44; }
+static inline unsigned density_dev(uint64_t key) { return (unsigned)(key >> 40) & 15; }
 static inline uint64_t density_row(uint64_t key) { return (key & ((1ull << 40) - 1)) - 1; }
 
 #endif

@@ -31,6 +31,18 @@ static uint8_t pid_slot(plot_trace *t, uint32_t pid, const char *comm, unsigned 
 	return (uint8_t)i;
 }
 
+/* Slot of a device in the trace's table (DENSITY_MAX_DEVS - 1 = other). */
+static uint8_t dev_slot(plot_trace *t, uint32_t dev)
+{
+	for (unsigned i = 0; i < t->ndevs; i++)
+		if (t->devs[i] == dev)
+			return (uint8_t)i;
+	if (t->ndevs >= DENSITY_MAX_DEVS)
+		return DENSITY_MAX_DEVS - 1;
+	t->devs[t->ndevs] = dev;
+	return (uint8_t)t->ndevs++;
+}
+
 static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 {
 	br_reader_opts ro = { 0 };
@@ -86,7 +98,8 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 			continue;
 		best_kind = kind;
 		uint8_t pid = o->by_process ? pid_slot(t, ev.pid, ev.comm, &last_pid) : 0;
-		if (density_add(&t->dens, ev.time, ev.sector, kind, br_stats_sdir(&ev), pid)) {
+		if (density_add(&t->dens, ev.time, ev.sector, kind, br_stats_sdir(&ev), pid,
+				dev_slot(t, ev.device))) {
 			rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
 			break;
 		}
@@ -144,8 +157,9 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 				 (unsigned long long)tt->ios[BR_SDIR_OTHER], (double)tt->bytes[BR_SDIR_OTHER] / 1e6);
 			add_note(d, "%s: %s", t->label, what);
 		}
-		if (!o->has_dev && tt->ndevices > 1)
-			add_note(d, "%s: several devices overlaid; pick one with --dev MAJ,MIN%s", t->label, "");
+		if (!o->has_dev && t->ndevs > 1)
+			add_note(d, "%s: several devices, one io panel each; pick one with --dev MAJ,MIN%s",
+				 t->label, "");
 	}
 	if (!any_io) {
 		if (!o->allow_empty)

@@ -46,8 +46,8 @@ static void offset_label(double mb, double top, double span, char *buf, size_t n
 	snprintf(buf, n, "%.*f%s%s", dec, v, unit ? " " : "", unit ? u : "");
 }
 
-static void one_range(const plot_opts *o, const plot_data *d, int only_trace, double *lo, double *hi,
-		      char *note, size_t n)
+static void one_range(const plot_opts *o, const plot_data *d, int only_trace, int only_dev,
+		      double *lo, double *hi, char *note, size_t n)
 {
 	size_t total = 0;
 	for (size_t t = 0; t < d->n; t++)
@@ -67,6 +67,8 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, do
 		for (size_t i = 0; i < dn->cap; i++) {
 			const density_cell *cl = &dn->cells[i];
 			if (!cl->key || !cell_count(cl, kind))
+				continue;
+			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
 				continue;
 			double tc = (double)density_col(cl->key) * (double)dn->col_ns;
 			if (tc + (double)dn->col_ns <= (double)d->t0 || tc > (double)d->t1)
@@ -128,12 +130,28 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, do
 
 void plot_offset_ranges(const plot_opts *o, plot_data *d)
 {
-	for (size_t k = 0; k <= d->n; k++) {
-		if (k && d->n == 1) {
-			d->zr[k] = d->zr[0];
-			continue;
+	offset_range *z = &d->zr_all;
+	one_range(o, d, -1, -1, &z->lo, &z->hi, z->note, sizeof(z->note));
+	d->nbands = 0;
+	d->multi_dev = false;
+	for (size_t t = 0; t < d->n; t++) {
+		const plot_trace *tr = &d->tr[t];
+		unsigned nd = tr->ndevs > 1 ? tr->ndevs : 1;
+		if (tr->ndevs > 1)
+			d->multi_dev = true;
+		for (unsigned k = 0; k < nd && d->nbands < PLOT_MAX_BANDS; k++) {
+			plot_band *b = &d->bands[d->nbands++];
+			b->trace = (int)t;
+			b->dev = tr->ndevs > 1 ? (int)k : -1;
+			if (b->dev < 0)
+				snprintf(b->label, sizeof(b->label), "%.80s", tr->label);
+			else if (k == DENSITY_MAX_DEVS - 1)
+				snprintf(b->label, sizeof(b->label), "%.60s%sother devices", d->n > 1 ? tr->label : "",
+					 d->n > 1 ? ", " : "");
+			else
+				snprintf(b->label, sizeof(b->label), "%.60s%sdevice %u,%u", d->n > 1 ? tr->label : "",
+					 d->n > 1 ? ", " : "", BR_DEV_MAJOR(tr->devs[k]), BR_DEV_MINOR(tr->devs[k]));
+			one_range(o, d, (int)t, b->dev, &b->zr.lo, &b->zr.hi, b->zr.note, sizeof(b->zr.note));
 		}
-		offset_range *z = &d->zr[k];
-		one_range(o, d, (int)k - 1, &z->lo, &z->hi, z->note, sizeof(z->note));
 	}
 }

@@ -90,10 +90,12 @@ int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, ch
 	return 3;
 }
 
-void panel_io(const rctx *c, rect r, int only_trace)
+void panel_io(const rctx *c, rect r, int band)
 {
 	const plot_data *d = c->d;
-	const offset_range *zr = &d->zr[only_trace < 0 ? 0 : only_trace + 1];
+	int only_trace = band < 0 ? -1 : d->bands[band].trace;
+	int only_dev = band < 0 ? -1 : d->bands[band].dev;
+	const offset_range *zr = band < 0 ? &d->zr_all : &d->bands[band].zr;
 	double lo = zr->lo, hi = zr->hi;
 	if (c->f && c->f->has_io_window) {
 		/* the movie's window: its own time axis, labelled */
@@ -143,6 +145,8 @@ void panel_io(const rctx *c, rect r, int only_trace)
 		for (size_t i = 0; i < dn->cap; i++) {
 			const density_cell *cl = &dn->cells[i];
 			if (!cl->key || !cell_count(cl, kind))
+				continue;
+			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
 				continue;
 			double ta = (double)density_col(cl->key) * (double)dn->col_ns;
 			double tb = ta + (double)dn->col_ns;
@@ -230,9 +234,9 @@ void panel_io(const rctx *c, rect r, int only_trace)
 	cairo_restore(cr);
 	cairo_surface_destroy(img);
 	free(buf);
-	if (only_trace >= 0 && d->n > 1) {
+	if (band >= 0 && d->nbands > 1) {
 		set_font(c, c->font, true);
 		set_rgb(cr, PAL_TEXT);
-		draw_text(c, r.x + c->font * 0.5, r.y + c->font * 1.2, 0, d->tr[only_trace].label);
+		draw_text(c, r.x + c->font * 0.5, r.y + c->font * 1.2, 0, d->bands[band].label);
 	}
 }

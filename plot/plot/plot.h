@@ -49,12 +49,23 @@ typedef struct plot_trace {
 	uint64_t window_from, window_to; /* ns relative to start; to = 0: open */
 	uint32_t pids[DENSITY_MAX_PIDS]; /* pid of each density pid slot */
 	char comms[DENSITY_MAX_PIDS][20];
+	uint32_t devs[DENSITY_MAX_DEVS];   /* device of each density device slot */
+	unsigned ndevs;
 } plot_trace;
 
 typedef struct offset_range {
 	double lo, hi;                /* MB */
 	char note[240];
 } offset_range;
+
+/* One io panel of a stacked figure: a trace, or one device of a trace. */
+#define PLOT_MAX_BANDS 16
+typedef struct plot_band {
+	int trace;                    /* index into tr[] */
+	int dev;                      /* density device slot, -1 = every device */
+	char label[96];
+	offset_range zr;
+} plot_band;
 
 typedef struct plot_data {
 	size_t n;
@@ -63,7 +74,10 @@ typedef struct plot_data {
 	uint64_t t0, t1;              /* x range, ns relative to each start */
 	bool empty;                   /* no IO in range (with --allow-empty) */
 	bool lat_ok;                  /* some trace has D or C events */
-	offset_range zr[PLOT_MAX_TRACES + 1]; /* all traces, then each alone */
+	offset_range zr_all;          /* every trace in one io panel */
+	plot_band bands[PLOT_MAX_BANDS]; /* one io panel each when stacked */
+	size_t nbands;
+	bool multi_dev;               /* some trace has several devices */
 	char notes[4][200];
 	size_t nnotes;
 } plot_data;

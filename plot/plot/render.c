@@ -128,11 +128,11 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	unsigned panels = f && f->panels ? f->panels : o->panels;
 	/* traces far apart on the disk: one io panel each, or both would be
 	 * squeezed into the edges of one */
-	bool stack = o->stack, auto_stack = false;
-	if (!stack && d->n > 1 && !o->has_z) {
-		double lo = d->zr[1].lo, hi = d->zr[1].hi, sum = 0;
-		for (size_t t = 0; t < d->n; t++) {
-			const offset_range *z = &d->zr[t + 1];
+	bool stack = o->stack || d->multi_dev, auto_stack = false;
+	if (!stack && d->n > 1 && !o->has_z && d->nbands) {
+		double lo = d->bands[0].zr.lo, hi = d->bands[0].zr.hi, sum = 0;
+		for (size_t b = 0; b < d->nbands; b++) {
+			const offset_range *z = &d->bands[b].zr;
 			lo = z->lo < lo ? z->lo : lo;
 			hi = z->hi > hi ? z->hi : hi;
 			sum += z->hi - z->lo;
@@ -176,12 +176,12 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	char wbuf[32];
 	format_width((double)d->width_ns, wbuf, sizeof(wbuf));
 	if ((panels & 1u << PANEL_IO) && !d->empty && !stack)
-		snprintf(notes[nn++], sizeof(notes[0]), "Disk IO: %s", d->zr[0].note);
+		snprintf(notes[nn++], sizeof(notes[0]), "Disk IO: %s", d->zr_all.note);
 	if (auto_stack && (panels & 1u << PANEL_IO))
 		snprintf(notes[nn++], sizeof(notes[0]),
 			 "Disk IO: one panel per trace, as the traces use far-apart offset ranges");
-	for (size_t t = 0; stack && t < d->n && nn < 6 && (panels & 1u << PANEL_IO) && !d->empty; t++)
-		snprintf(notes[nn++], sizeof(notes[0]), "%.60s: %s", d->tr[t].label, d->zr[t + 1].note);
+	for (size_t b = 0; stack && b < d->nbands && nn < 6 && (panels & 1u << PANEL_IO) && !d->empty; b++)
+		snprintf(notes[nn++], sizeof(notes[0]), "%.80s: %s", d->bands[b].label, d->bands[b].zr.note);
 	for (size_t i = 0; i < d->nnotes && nn < 8; i++)
 		snprintf(notes[nn++], sizeof(notes[0]), "%s", d->notes[i]);
 	set_font(&c, fs * 0.85, false);
@@ -193,14 +193,14 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	y += fs * 0.9;
 
 	/* panels */
-	int list[PANEL_COUNT + PLOT_MAX_TRACES];
-	int owner[PANEL_COUNT + PLOT_MAX_TRACES];
+	int list[PANEL_COUNT + PLOT_MAX_BANDS];
+	int owner[PANEL_COUNT + PLOT_MAX_BANDS];
 	size_t np = 0;
 	double wsum = 0;
 	for (int p = 0; p < PANEL_STATS; p++) {
 		if (!(panels & 1u << p))
 			continue;
-		size_t reps = p == PANEL_IO && stack ? d->n : 1;
+		size_t reps = p == PANEL_IO && stack ? d->nbands : 1;
 		for (size_t k = 0; k < reps; k++) {
 			list[np] = p;
 			owner[np] = p == PANEL_IO && stack ? (int)k : -1;

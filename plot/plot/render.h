@@ -60,7 +60,8 @@ void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *ti
 int value_ticks_for(const rctx *c, rect r);
 
 /* Panels. */
-void panel_io(const rctx *c, rect r, int only_trace);
+/* band: index into d->bands (stacked), or -1 for every trace in one panel */
+void panel_io(const rctx *c, rect r, int band);
 /* Colours and names of the io panel channels; returns how many. */
 int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, char buf[][40]);
 /* Line panels: kind is PANEL_TPUT..PANEL_QD. */

@@ -30,8 +30,8 @@
  *    not dropped; C events matching nothing are counted as orphans.
  *  - In flight: requests issued (D) and not yet completed (C) or requeued.
  *  - Rates in a bucket are divided by the part of the bucket the trace
- *    covers, and a last bucket covering less than half a width is folded
- *    into the one before it: no inflated last partial bucket. */
+ *    covers, and a last bucket the trace covers only partly is folded into
+ *    the one before it: no inflated last partial bucket. */
 #ifndef BLKREEL_STATS_H
 #define BLKREEL_STATS_H
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh — run by `make demo` once the tools are in bin/: what a bundled trace holds, then the
 # main job: blkreel-plot comparing two bundled samples, written to demo.png at the checkout root.
-# Samples: the compressed captures samples/*.blktrace.gz (same workload on two filesystems) when
-# present; until then the real ext4-on-loop capture samples/ext4-loop.blktrace.{0,1} against
-# the NVMe sample in ../shared/realtraces, or alone.
+# Samples: the compressed captures samples/{ext4,xfs}-WORKLOAD.blktrace.gz (the same workload on
+# two filesystems); without them the real ext4-on-loop capture samples/ext4-loop.blktrace.{0,1}.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,14 +12,19 @@ for t in "$PARSE" "$PLOT"; do
 	[[ -x $t ]] || { echo "demo: $t is not built (run make)" >&2; exit 1; }
 done
 
-# pick two traces: the first two compressed samples (ext4 and xfs first), else what exists
-mapfile -t gz < <(ls samples/*.blktrace.gz 2>/dev/null | sort -t/ -k2,2 | awk '/ext4/ {print; next} {rest[NR]=$0} END {for (i in rest) print rest[i]}')
-args=()
+# pick two traces: the same workload on two filesystems (ext4 and xfs, dbench 8 clients first),
+# else the real ext4-on-loop capture (against the NVMe sample in ../shared when present)
 label() { local b=${1##*/}; echo "${b%%.blktrace*}"; }
-if ((${#gz[@]} >= 2)); then
-	args=(-t "${gz[0]}" -l "$(label "${gz[0]}")" -t "${gz[1]}" -l "$(label "${gz[1]}")")
-	first=${gz[0]}
-else
+args=()
+for w in dbench-8c dbench-1c fio-rand-4t fio-seq-4t; do
+	a=samples/ext4-$w.blktrace.gz b=samples/xfs-$w.blktrace.gz
+	if [[ -f $a && -f $b ]]; then
+		args=(-t "$a" -l ext4 -t "$b" -l xfs -T "$w: ext4 vs xfs")
+		first=$a
+		break
+	fi
+done
+if ((${#args[@]} == 0)); then
 	first=samples/ext4-loop
 	ls "$first".blktrace.* >/dev/null 2>&1 || { echo "demo: no samples found" >&2; exit 1; }
 	args=(-t "$first" -l "ext4 on loop")

@@ -153,3 +153,81 @@ void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *ti
 		draw_text_vertical(c, x, y, tt);
 	}
 }
+
+/* "1 µs", "10 ms", "1 s" for a power of ten of nanoseconds. */
+static void decade_label(int e, char *buf, size_t n)
+{
+	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
+	if (e < 0)
+		e = 0;
+	int u = e / 3 < 3 ? e / 3 : 3;
+	double v = 1;
+	for (int k = 0; k < e - 3 * u; k++)
+		v *= 10;
+	snprintf(buf, n, "%.0f %s", v, unit[u]);
+}
+
+void draw_log_axis(const rctx *c, rect r, double lo, double hi, const char *title)
+{
+	cairo_t *cr = c->cr;
+	cairo_set_line_width(cr, c->px);
+	set_font(c, c->font, false);
+	int step = (int)((hi - lo) / (value_ticks_for(c, r) - 1) + 0.999);
+	if (step < 1)
+		step = 1;
+	double wmax = 0;
+	for (int e = (int)lo; e <= (int)hi; e++) {
+		double y = crisp(c, r.y + r.h - ((double)e - lo) / (hi - lo) * r.h);
+		/* light minor lines at 2x and 5x inside each decade */
+		for (int m = 2; m <= 5 && e < (int)hi; m += 3) {
+			double ym = crisp(c, r.y + r.h - ((double)e + log10(m) - lo) / (hi - lo) * r.h);
+			cairo_set_source_rgb(cr, 0.95, 0.95, 0.95);
+			cairo_move_to(cr, r.x, ym);
+			cairo_line_to(cr, r.x + r.w, ym);
+			cairo_stroke(cr);
+		}
+		if ((e - (int)lo) % step)
+			continue;
+		if (e > (int)lo) {
+			set_rgb(cr, PAL_GRID);
+			cairo_move_to(cr, r.x, y);
+			cairo_line_to(cr, r.x + r.w, y);
+			cairo_stroke(cr);
+		}
+		set_rgb(cr, PAL_AXIS);
+		cairo_move_to(cr, r.x - c->font * 0.35, y);
+		cairo_line_to(cr, r.x, y);
+		cairo_stroke(cr);
+		char buf[32];
+		decade_label(e, buf, sizeof(buf));
+		set_rgb(cr, PAL_TEXT);
+		double ty = y + c->font * 0.35;
+		if (ty > r.y + r.h + c->font * 0.2)
+			ty = r.y + r.h + c->font * 0.2;
+		if (ty < r.y + c->font * 0.75)
+			ty = r.y + c->font * 0.75;
+		draw_text(c, r.x - c->font * 0.55, ty, 1, buf);
+		double w = text_width(c, buf);
+		if (w > wmax)
+			wmax = w;
+	}
+	set_rgb(cr, PAL_AXIS);
+	double xl = crisp(c, r.x);
+	cairo_move_to(cr, xl, r.y);
+	cairo_line_to(cr, xl, r.y + r.h);
+	cairo_stroke(cr);
+	if (title) {
+		char buf[96];
+		snprintf(buf, sizeof(buf), "%s", title);
+		char *bar = strchr(buf, '|');
+		const char *tt = buf;
+		set_font(c, c->font * 0.95, false);
+		if (bar) {
+			*bar = 0;
+			if (text_width(c, buf) > r.h * 1.05)
+				tt = bar + 1;
+		}
+		set_rgb(cr, PAL_TEXT);
+		draw_text_vertical(c, r.x - c->font * 1.0 - wmax, r.y + r.h / 2, tt);
+	}
+}

@@ -60,6 +60,16 @@ static void smooth(double *y, size_t n, size_t k)
 	free(o);
 }
 
+static double ymap(rect r, double v, bool logy, double lo, double top)
+{
+	if (!logy)
+		return r.y + r.h - v / top * r.h;
+	double l = v > 0 ? log10(v) : lo;
+	if (l < lo)
+		l = lo;
+	return r.y + r.h - (l - lo) / (top - lo) * r.h;
+}
+
 static const char *title_of(int kind, bool multi, const char *lat_unit, char *buf, size_t n)
 {
 	switch (kind) {
@@ -68,7 +78,9 @@ static const char *title_of(int kind, bool multi, const char *lat_unit, char *bu
 	case PANEL_IOPS: return "IO/s";
 	case PANEL_QD: return "IOs in flight|In flight";
 	default:
-		snprintf(buf, n, "%s (%s)|%s", multi ? "Q2C latency" : "Latency", lat_unit, lat_unit);
+		(void)multi;
+		(void)lat_unit;
+		snprintf(buf, n, "Latency");
 		return buf;
 	}
 }
@@ -136,24 +148,34 @@ void panel_line(const rctx *c, rect r, int kind)
 			if (!isnan(L[li].y[i]) && L[li].y[i] > ymax)
 				ymax = L[li].y[i];
 	}
-	double scale = 1;
-	const char *lat_unit = "ms";
-	if (kind == PANEL_LAT) {
-		if (ymax < 1e6) {
-			scale = 1e3;
-			lat_unit = "\xc2\xb5s";
-		} else {
-			scale = 1e6;
+	/* latency spans decades (a p99 spike would flatten the medians):
+	 * a log axis in ns; the other panels are linear from 0 */
+	bool logy = kind == PANEL_LAT;
+	double scale = 1, lo = 0, top;
+	if (logy) {
+		double ymin = 0;
+		for (size_t li = 0; li < nl; li++) {
+			const br_stats_series *s = &d->tr[owner[li]].ser;
+			for (size_t i = 0; i < s->n; i++)
+				if (L[li].y[i] > 0 && (ymin == 0 || L[li].y[i] < ymin))
+					ymin = L[li].y[i];
 		}
+		lo = ymin > 0 ? floor(log10(ymin)) : 3;
+		top = ymax > 0 ? ceil(log10(ymax)) : lo + 1;
+		if (top <= lo)
+			top = lo + 1;
+	} else {
+		top = ymax > 0 ? nice_ceil(ymax * 1.05) : 1;
 	}
-	ymax /= scale;
-	double top = ymax > 0 ? nice_ceil(ymax * 1.05) : 1;
 	char tbuf[64];
 	cairo_t *cr = c->cr;
 	cairo_save(cr);
 	draw_time_axis(c, r, false);
-	draw_value_axis(c, r, 0, top, title_of(kind, multi, lat_unit, tbuf, sizeof(tbuf)),
-			value_ticks_for(c, r));
+	if (logy)
+		draw_log_axis(c, r, lo, top, multi ? "Q2C latency|Q2C" : "Latency|Latency");
+	else
+		draw_value_axis(c, r, 0, top, title_of(kind, multi, "", tbuf, sizeof(tbuf)),
+				value_ticks_for(c, r));
 	cairo_rectangle(cr, r.x, r.y - c->px, r.w, r.h + c->px);
 	cairo_clip(cr);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
@@ -174,7 +196,7 @@ void panel_line(const rctx *c, rect r, int kind)
 			}
 			const br_stats_bucket *b = &s->b[i];
 			double x = time_to_x(c, (double)b->start_ns + (double)b->covered_ns / 2);
-			double y = r.y + r.h - v / scale / top * r.h;
+			double y = ymap(r, v / scale, logy, lo, top);
 			if (s->n == 1) { /* a lone bucket: a segment across it */
 				cairo_move_to(cr, time_to_x(c, (double)b->start_ns), y);
 				cairo_line_to(cr, time_to_x(c, (double)(b->start_ns + b->covered_ns)), y);
@@ -196,7 +218,7 @@ void panel_line(const rctx *c, rect r, int kind)
 				continue;
 			const br_stats_bucket *b = &s->b[i];
 			double x = time_to_x(c, (double)b->start_ns + (double)b->covered_ns / 2);
-			double y = r.y + r.h - v / scale / top * r.h;
+			double y = ymap(r, v / scale, logy, lo, top);
 			cairo_new_sub_path(cr);
 			cairo_arc(cr, x, y, lw * (L[li].dashed ? 0.9 : 1.3), 0, 2 * M_PI);
 			cairo_fill(cr);

@@ -3,6 +3,7 @@
 #include "render.h"
 #include "summary_row.h"
 
+#include <math.h>
 #include <stdio.h>
 
 enum { COLS = 11 };
@@ -71,6 +72,12 @@ void panel_stats(const rctx *c, rect r)
 			if (best[k] < 0 || (better[k] > 0 ? v > value_of(&rows[best[k]], k)
 							  : v < value_of(&rows[best[k]], k)))
 				best[k] = (int)t;
+		}
+		/* a tie (within 1 %) has no winner */
+		for (size_t t = 0; best[k] >= 0 && t < d->n; t++) {
+			double v = value_of(&rows[t], k), b = value_of(&rows[best[k]], k);
+			if ((int)t != best[k] && v >= 0 && fabs(v - b) <= 0.01 * fabs(b))
+				best[k] = -1;
 		}
 	}
 	/* column widths: the label column takes what the numbers leave */

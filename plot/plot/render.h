@@ -56,6 +56,8 @@ double time_to_x(const rctx *c, double t_ns);
 void draw_time_axis(const rctx *c, rect r, bool with_labels);
 /* y grid, ticks and labels for [lo, hi]; the axis title rotated on the left. */
 void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *title, int maxn);
+/* A log axis over decades lo..hi of nanoseconds, labelled 1 µs, 10 µs, ... */
+void draw_log_axis(const rctx *c, rect r, double lo, double hi, const char *title);
 /* How many y ticks fit a panel. */
 int value_ticks_for(const rctx *c, rect r);
 

@@ -59,11 +59,18 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64);
  * (malloc'd), or NULL with *why saying why not (no error: the page says so). */
 char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t whysize);
 
-/* report_out.c: write PATH through a temporary name in its directory,
- * renamed over PATH only when fn succeeded. 0 or -1 (message printed). */
-FILE *report_tmp_open(const char *path, char **tmp);
-/* Commit (ok) or discard the temporary file; frees tmp. 0 or -1 (printed). */
-int report_tmp_close(FILE *f, char *tmp, const char *path, bool ok);
+/* report_out.c: outputs that appear whole or not at all (an unnamed file
+ * linked and renamed over PATH only when complete). */
+typedef struct report_out {
+	FILE *f;
+	const char *path;
+	char *tmp;                 /* PATH.tmp.PID */
+	bool unnamed;              /* f is an O_TMPFILE file, not yet linked */
+} report_out;
+/* Open an output for PATH; 0 or -1 (printed). */
+int report_out_open(report_out *o, const char *path);
+/* Put it in place (ok) or throw it away; 0 or -1 (printed). */
+int report_out_close(report_out *o, bool ok);
 typedef int (*report_writer)(FILE *f, const report_ctx *ctx, const void *arg);
 int report_write_file(const char *path, report_writer fn, const report_ctx *ctx, const void *arg);
 

@@ -46,10 +46,12 @@ int report_run(const report_cli *cli, const char *argv0)
 	br_error err;
 	br_error_clear(&err);
 	report_perio perio = { 0 };
-	char *perio_tmp = NULL;
+	report_out perio_out = { 0 };
 	if (cli->per_io) {
-		perio.f = report_tmp_open(cli->per_io, &perio_tmp);
-		if (!perio.f || report_perio_header(perio.f))
+		if (report_out_open(&perio_out, cli->per_io))
+			status = 1;
+		perio.f = perio_out.f;
+		if (perio.f && report_perio_header(perio.f))
 			status = 1;
 	}
 	for (size_t k = 0; k < cli->ntraces && !status; k++, ctx.n++) {
@@ -68,7 +70,7 @@ int report_run(const report_cli *cli, const char *argv0)
 			status = 1;
 		}
 	}
-	if (perio.f && report_tmp_close(perio.f, perio_tmp, cli->per_io, status == 0))
+	if (perio_out.f && report_out_close(&perio_out, status == 0))
 		status = 1;
 	if (!status && ctx.n > 1) {
 		const br_analysis_result *res[BR_CMP_MAX_TRACES];

@@ -127,6 +127,23 @@ Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
 	free(err);
 }
 
+/* Killed mid-run (here while it waits for more of a trace on standard
+ * input, with --per-io already being written): no file of any name is
+ * left behind, because outputs are unnamed until they are complete. */
+Test(report, killed_run_leaves_nothing)
+{
+	char src[1024];
+	snprintf(src, sizeof src, "%s", tu_sample("ext4-loop.blktrace.0"));
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err,
+			 "cd '%s' && { (cat '%s'; sleep 2) | '%s' -q --no-progress - --per-io p.tsv --json r.json & } ; "
+			 "p=$!; sleep 0.5; kill -9 $p; wait $p; ls -A",
+			 dir, src, rep());
+	(void)rc;
+	free(err);
+	cr_expect_eq(files_in(dir), 0, "nothing left in the output directory");
+}
+
 /* An output that cannot be written fails the run with exit 1 and names it. */
 Test(report, unwritable_output_fails)
 {

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const plot_panel_names[PANEL_COUNT] = {
@@ -54,9 +55,17 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 	}
 	br_reader *r = NULL;
 	int rc = br_reader_open(&r, &t->path, 1, &ro, err);
+	struct stat st;
+	if (rc < 0 && o->allow_empty && strcmp(t->path, "-") && !stat(t->path, &st) &&
+	    S_ISREG(st.st_mode) && st.st_size == 0) {
+		/* an empty file is a trace without IO: with --allow-empty, draw it */
+		br_error_clear(err);
+		r = NULL;
+		rc = 0;
+	}
 	if (rc < 0)
 		return rc;
-	uint64_t start = br_reader_start_time(r);
+	uint64_t start = r ? br_reader_start_time(r) : 0;
 	br_stats_opts so = {
 		.has_device = o->has_dev, .device = o->dev,
 		.has_origin = true, .origin_ns = start,
@@ -75,7 +84,7 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 	uint64_t nev = 0;
 	unsigned last_pid = 0;
 	int best_kind = BR_KIND_Q;
-	while ((rc = br_reader_next(r, &ev, err)) > 0) {
+	while (r && (rc = br_reader_next(r, &ev, err)) > 0) {
 		br_progress_tick(&prog, ++nev, NULL);
 		if (br_event_is_notify(&ev))
 			continue;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # plot.sh — blkreel-plot against seekwatcher and iowatcher on the same traces:
-# wall time and peak memory (GNU time), side by side.
-#   traces: the bundled real capture (samples/ext4-loop), a real NVMe sample
-#   (../shared/realtraces, when present) and a synthetic trace of
-#   BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
+# wall time, CPU time and peak memory (GNU time), side by side.
+#   traces: the bundled real captures (samples/ext4-loop, samples/*-fio-rand-4t and
+#   ext4-dbench-8c), a real NVMe sample (../shared/realtraces, when present) and a
+#   synthetic trace of BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
 #   seekwatcher: set SEEKWATCHER=/path/to/cmd/seekwatcher (a built checkout of
 #   its public repository; needs python3-matplotlib, cython3) or have it on
 #   PATH. iowatcher: Debian's blktrace package.
@@ -27,6 +27,16 @@ if [[ -f $nvme ]]; then
 	cp "$nvme" nvme-sample.blktrace.0
 	traces+=(nvme-sample)
 fi
+# real captures from samples/ (blkreel-capture): ours reads the compressed file, the peers a
+# per-CPU set converted from it (what blktrace would have written)
+declare -A ours
+for name in ext4-fio-rand-4t btrfs-fio-rand-4t ext4-dbench-8c; do
+	gz=$ROOT/samples/$name.blktrace.gz
+	[[ -f $gz ]] || continue
+	"$ROOT"/bin/blkreel-parse -q "$gz" --split="$name"
+	ours[$name]=$gz
+	traces+=("$name")
+done
 if [[ ! -f synth.blktrace.0 ]]; then
 	lib=$ROOT/build/release/libblkreel.a
 	[[ -f $lib ]] || { echo "plot.sh: $lib missing (run make)" >&2; exit 1; }
@@ -63,7 +73,7 @@ printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' trace events \
 printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' "" "" "$hdr" "$hdr" "$hdr" "$hdr"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1fx", b / a; else printf "-" }'; }
 for t in "${traces[@]}"; do
-	input=$t
+	input=${ours[$t]:-$t}
 	[[ $t == synth ]] && input=synth.blktrace.gz
 	nev=$(( $(cat "$t".blktrace.* 2>/dev/null | wc -c) / 48 ))
 	[[ $t == synth ]] && nev=$EVENTS

@@ -508,3 +508,47 @@ Test(plot, several_devices_are_separated_or_picked)
 	free(csv);
 	expect_fail("-t two.blktrace --dev 8,99 -o none.png", 1, "no IO in this range");
 }
+
+/* An empty file: a data error, or with --allow-empty a figure that says so. */
+Test(plot, empty_trace_file)
+{
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && : > empty.blktrace", dir), 0);
+	expect_fail("-t empty.blktrace -o e.png", 1, "empty.blktrace");
+	cr_expect(!exists("e.png"));
+	char *err = NULL;
+	cr_expect_eq(plot(NULL, &err, "-t empty.blktrace --allow-empty -F 800x600 -o e.png"), 0, "%s", err);
+	free(err);
+	image im = read_png("e.png");
+	cr_expect_eq(im.img.height, 600);
+	free(im.px);
+}
+
+/* The other options each produce a complete figure of the size asked. */
+Test(plot, option_combinations_render)
+{
+	const char *combos[] = {
+		"-P --panels io,tput,stats",
+		"--stack -t '%1$s' -l again",
+		"-r 10ms --no-panels lat,qd",
+		"--dpi 150 -T 'A title with spaces'",
+		"-x 50ms:120ms -z 0:200",
+		"--panels qd,lat,io",
+	};
+	for (size_t i = 0; i < sizeof(combos) / sizeof(combos[0]); i++) {
+		char extra[512], args[4096];
+		snprintf(extra, sizeof(extra), combos[i], tu_sample("ext4-loop"));
+		snprintf(args, sizeof(args), "-t '%s' %s -F 900x700 -o c%zu.png", tu_sample("ext4-loop"), extra, i);
+		char *err = NULL;
+		int rc = plot(NULL, &err, args);
+		cr_expect_eq(rc, 0, "%s: exit %d: %s", args, rc, err);
+		free(err);
+		if (rc)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "c%zu.png", i);
+		image im = read_png(name);
+		cr_expect_eq(im.img.width, 900, "%s", args);
+		cr_expect_eq(im.img.height, 700, "%s", args);
+		free(im.px);
+	}
+}

@@ -54,7 +54,8 @@ for row in "blkreel-report X.bin|$t_us|$m_us|$c_us" "blkreel-report X.blktrace.g
 	printf '%-40s %9s %9s %12s %12s %9s\n' "$name" "$t" "$c" "$(rate "$events" "$t")" "${m} KiB" \
 		"$(awk -v a="$t_btt" -v b="$t" 'BEGIN{ if (b <= 0) b = 0.01; printf "%.1fx", a/b}')"
 done
-echo "goal: >= 3x faster than btt: $(awk -v a="$t_btt" -v b="$t_us" 'BEGIN{ if (b <= 0) b = 0.01; print (a/b >= 3) ? "met" : "NOT met"}')"
+echo "goal: >= 3x faster than btt (wall, X.bin): $(awk -v a="$t_btt" -v b="$t_us" 'BEGIN{ if (b <= 0) b = 0.01; printf "%.1fx, %s", a/b, (a/b >= 3) ? "met" : "NOT met"}');" \
+	"CPU time: btt ${c_btt} s, ours ${c_us} s ($(awk -v a="$c_btt" -v b="$c_us" 'BEGIN{ if (b <= 0) b = 0.01; printf "%.1fx", a/b}'))"
 
 echo
 echo "== memory is flat in trace length (blkreel-report)"

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double row_mb(const density *dn, uint64_t row)
 {
@@ -24,10 +25,45 @@ typedef struct rowcount {
 	double n;
 } rowcount;
 
-static int cmp_rowcount(const void *a, const void *b)
+/* Sort by offset: LSD radix sort on the bits of the (non-negative) double,
+ * which order like the values; 4 passes of 16 bits, O(n). */
+static int sort_rowcounts(rowcount *a, size_t n)
 {
-	double x = ((const rowcount *)a)->mb, y = ((const rowcount *)b)->mb;
-	return x < y ? -1 : x > y;
+	rowcount *tmp = malloc(n * sizeof(*tmp));
+	size_t *count = malloc(65536 * sizeof(size_t));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -1;
+	}
+	rowcount *src = a, *dst = tmp;
+	for (int pass = 0; pass < 4; pass++) {
+		unsigned shift = 16u * (unsigned)pass;
+		memset(count, 0, 65536 * sizeof(size_t));
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+			memcpy(&k, &src[i].mb, 8);
+			count[(k >> shift) & 0xffff]++;
+		}
+		size_t sum = 0;
+		for (size_t b = 0; b < 65536; b++) {
+			size_t c = count[b];
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+			memcpy(&k, &src[i].mb, 8);
+			dst[count[(k >> shift) & 0xffff]++] = src[i];
+		}
+		rowcount *t = src;
+		src = dst;
+		dst = t;
+	}
+	/* four passes: the sorted data is back in a */
+	free(tmp);
+	free(count);
+	return 0;
 }
 
 
@@ -81,7 +117,8 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, in
 	}
 	double qlo = 0, qhi = 1;
 	if (m) {
-		qsort(rc, m, sizeof(*rc), cmp_rowcount);
+		if (sort_rowcounts(rc, m))
+			m = 0; /* out of memory: no busy region (0-1 MB) */
 		double acc = 0;
 		bool got_lo = false;
 		for (size_t i = 0; i < m; i++) {

@@ -88,11 +88,21 @@ median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -n | awk '{a[NR]=$1} E
 base=$(echo "${IOPS[none]}" | median)
 echo
 echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r)"
-printf '%-10s %12s %8s %14s  %s\n' mode "IOPS(median)" loss "events/run" "drops per run / note"
+echo "IOPS per round: $(for m in "${MODES[@]}"; do [[ -n ${NOTE[$m]:-} ]] || printf '%s:%s ' "$m" "$(echo ${IOPS[$m]} | tr ' ' ',')"; done)"
+# The machine is shared: untraced IOPS drift between rounds. "paired loss" compares each traced
+# run with the untraced run of the same round, then takes the median over rounds.
+paired() { # paired MODE -> median of per-round (1 - traced/untraced), in %
+    local -a a b
+    read -r -a a <<<"${IOPS[none]}"
+    read -r -a b <<<"${IOPS[$1]}"
+    for i in "${!b[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f ", (x - y) * 100 / x }'; done | median
+}
+printf '%-10s %12s %8s %12s %14s  %s\n' mode "IOPS(median)" loss "paired loss" "events/run" "drops per run / note"
 for m in "${MODES[@]}"; do
-    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-10s %12s %8s %14s  %s\n' "$m" - - - "${NOTE[$m]}"; continue; fi
+    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-10s %12s %8s %12s %14s  %s\n' "$m" - - - - "${NOTE[$m]}"; continue; fi
     med=$(echo "${IOPS[$m]}" | median)
     loss=$(awk -v a="$base" -v b="$med" 'BEGIN { printf "%.1f%%", (a - b) * 100 / a }')
+    pl=$([[ $m == none ]] && echo 0 || paired "$m")
     ev=$(echo "${EVENTS[$m]:-}" | median)
-    printf '%-10s %12.0f %8s %14s  %s\n' "$m" "$med" "$loss" "${ev:--}" "${DROPS[$m]:-}"
+    printf '%-10s %12.0f %8s %11s%% %14s  %s\n' "$m" "$med" "$loss" "$pl" "${ev:--}" "${DROPS[$m]:-}"
 done

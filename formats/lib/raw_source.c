@@ -1,9 +1,11 @@
 /* A blk_io_trace stream read from a file or pipe.
  *
  * Records are decoded out of a large chunk buffer. A small reorder window
- * (a min-heap on time, device, sequence, arrival — the order blkparse's
- * pipe mode sorts by) puts records that arrive slightly out of order back
- * in time order; a stream that is ordered comes out unchanged. */
+ * puts records that arrive slightly out of order back in the order
+ * blkparse's pipe mode sorts by (time, device, sequence; arrival breaks
+ * ties). The window is a ring kept sorted: an in-order record is appended
+ * at the tail in O(1), a late one is insertion-sorted from the tail, so an
+ * ordered stream — the common case — pays no more than a copy. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +32,8 @@ typedef struct raw_source {
 	int swap;             /* -1 until the first record is seen */
 	uint64_t arrivals;
 	uint64_t raw_bytes;
-	slot slots[WINDOW];
-	slot *heap[WINDOW];
-	size_t nheap;
-	slot *free_slots[WINDOW];
-	size_t nfree;
-	slot *handed_out;     /* returned by the last next(); reused on the next call */
+	slot ring[WINDOW];    /* ring[head .. head+count) sorted, indices mod WINDOW */
+	size_t head, count;
 } raw_source;
 
 static bool slot_before(const slot *a, const slot *b)
@@ -47,40 +45,6 @@ static bool slot_before(const slot *a, const slot *b)
 	if (a->ev.sequence != b->ev.sequence)
 		return a->ev.sequence < b->ev.sequence;
 	return a->arrival < b->arrival;
-}
-
-static void heap_push(raw_source *s, slot *x)
-{
-	size_t i = s->nheap++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!slot_before(x, s->heap[p]))
-			break;
-		s->heap[i] = s->heap[p];
-		i = p;
-	}
-	s->heap[i] = x;
-}
-
-static slot *heap_pop(raw_source *s)
-{
-	slot *top = s->heap[0];
-	slot *last = s->heap[--s->nheap];
-	size_t i = 0, n = s->nheap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && slot_before(s->heap[c + 1], s->heap[c]))
-			c++;
-		if (!slot_before(s->heap[c], last))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (n)
-		s->heap[i] = last;
-	return top;
 }
 
 /* Make at least `need` unread bytes available unless the input ends. */
@@ -167,27 +131,49 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 	return 1;
 }
 
+static inline slot *at(raw_source *s, size_t i)
+{
+	return &s->ring[(s->head + i) % WINDOW];
+}
+
+/* The record just read into the tail position moves back past every
+ * record that sorts after it. Slots are swapped whole, so each keeps its
+ * own pdu buffer. */
+static void sort_tail(raw_source *s)
+{
+	for (size_t i = s->count - 1; i > 0; i--) {
+		slot *cur = at(s, i), *prev = at(s, i - 1);
+		if (!slot_before(cur, prev))
+			break;
+		slot tmp = *cur;
+		*cur = *prev;
+		*prev = tmp;
+		cur->ev.pdu = cur->ev.pdu_len ? cur->pdu : NULL;
+		prev->ev.pdu = prev->ev.pdu_len ? prev->pdu : NULL;
+	}
+}
+
 static int raw_next(br_source *src, br_event *ev, br_error *err)
 {
 	raw_source *s = (raw_source *)src;
-	if (s->handed_out) {
-		s->free_slots[s->nfree++] = s->handed_out;
-		s->handed_out = NULL;
-	}
-	while (s->nfree > 0) {
-		slot *dst = s->free_slots[s->nfree - 1];
-		int rc = read_record(s, dst, err);
+	/* The slot handed out last time sits just before head; the caller is
+	 * done with it, so filling the ring may reuse it. */
+	while (s->count < WINDOW && !(s->eof && s->pos == s->len)) {
+		int rc = read_record(s, at(s, s->count), err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
 			break;
-		s->nfree--;
-		heap_push(s, dst);
+		s->count++;
+		if (s->count > 1)
+			sort_tail(s);
 	}
-	if (s->nheap == 0)
+	if (s->count == 0)
 		return 0;
-	s->handed_out = heap_pop(s);
-	*ev = s->handed_out->ev;
+	slot *first = at(s, 0);
+	s->head = (s->head + 1) % WINDOW;
+	s->count--;
+	*ev = first->ev;
 	return 1;
 }
 
@@ -205,7 +191,7 @@ static void raw_close(br_source *src)
 	if (!s)
 		return;
 	for (size_t i = 0; i < WINDOW; i++)
-		free(s->slots[i].pdu);
+		free(s->ring[i].pdu);
 	free(s->buf);
 	br_input_close(&s->in);
 	free(s);
@@ -231,8 +217,6 @@ int br_raw_source_open(br_source **out, br_input *in, br_error *err)
 	s->in = *in;
 	s->buf = buf;
 	s->swap = -1;
-	for (size_t i = 0; i < WINDOW; i++)
-		s->free_slots[s->nfree++] = &s->slots[WINDOW - 1 - i];
 	*out = &s->base;
 	return 0;
 }

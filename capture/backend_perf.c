@@ -139,7 +139,8 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
 		a.watermark = 1;
-		a.wakeup_watermark = (uint32_t)(st->map_size / 4);
+		/* wake us per 256 KiB (~2.5k events): small batches merge in cache */
+		a.wakeup_watermark = (uint32_t)(st->map_size / 4 < (256u << 10) ? st->map_size / 4 : (256u << 10));
 		/* Process names of programs exec'd during the capture, which may
 		 * be gone from /proc by the time their records are read. */
 		a.comm = pc->leader < 0;

@@ -68,9 +68,9 @@ measure() {
 : >notes.txt
 
 hdr="wall s / cpu s / MB"
-printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' trace events \
-	"blkreel-plot PNG" "blkreel-plot SVG" "iowatcher SVG" "seekwatcher PNG"
-printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' "" "" "$hdr" "$hdr" "$hdr" "$hdr"
+printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' trace events \
+	"blkreel-plot PNG" "blkreel-plot PNG, set" "blkreel-plot SVG" "iowatcher SVG" "seekwatcher PNG"
+printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' "" "" "$hdr" "$hdr" "$hdr" "$hdr" "$hdr"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1fx", b / a; else printf "-" }'; }
 for t in "${traces[@]}"; do
 	input=${ours[$t]:-$t}
@@ -78,6 +78,8 @@ for t in "${traces[@]}"; do
 	nev=$(( $(cat "$t".blktrace.* 2>/dev/null | wc -c) / 48 ))
 	[[ $t == synth ]] && nev=$EVENTS
 	read -r ps pc pm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.png")"
+	# the same per-CPU set the peers read (for the bundled/converted traces)
+	read -r rs rc rm <<<"$(measure "$PLOT" -q -t "$t" -o "$t-blkreel-set.png")"
 	read -r vs vc vm <<<"$(measure "$PLOT" -q -t "$input" -o "$t-blkreel.svg")"
 	is=- ic=- im=-
 	if [[ -n $IOW ]]; then
@@ -88,9 +90,9 @@ for t in "${traces[@]}"; do
 	if [[ -n $SW ]]; then
 		read -r ss sc sm <<<"$(measure /usr/bin/python3 "$SW" -t "$t" -o "$t-seekwatcher.png")"
 	fi
-	printf '%-12s %9s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s\n' \
-		"$t" "$nev" "$ps" "$pc" "$pm" "$vs" "$vc" "$vm" "$is" "$ic" "$im" "$ss" "$sc" "$sm"
-	printf '%-12s %9s | %-24s | %-24s | %-24s | %-24s\n' "" "speedup" "" "" \
+	printf '%-17s %9s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s\n' \
+		"$t" "$nev" "$ps" "$pc" "$pm" "$rs" "$rc" "$rm" "$vs" "$vc" "$vm" "$is" "$ic" "$im" "$ss" "$sc" "$sm"
+	printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' "" "speedup" "" "" "" \
 		"$(ratio "$ps" "$is") wall, $(ratio "$pc" "$ic") cpu" "$(ratio "$ps" "$ss") wall, $(ratio "$pc" "$sc") cpu"
 done
 cat notes.txt

@@ -552,3 +552,92 @@ Test(plot, option_combinations_render)
 		free(im.px);
 	}
 }
+
+/* The io panel's frame: the longest vertical run of axis-grey pixels is
+ * its left axis (x, top, bottom); the panel's right edge is where the
+ * bottom axis line ends. */
+static void find_io_frame(const image *im, unsigned *x0, unsigned *x1, unsigned *y0, unsigned *y1)
+{
+	unsigned w = im->img.width, h = im->img.height, best = 0;
+	for (unsigned x = 0; x < w / 3; x++) {
+		unsigned run = 0;
+		for (unsigned y = 0; y < h; y++) {
+			const uint8_t *p = im->px + 3 * ((size_t)y * w + x);
+			if (p[0] == 0x66 && p[1] == 0x66 && p[2] == 0x66) {
+				run++;
+				if (run > best) {
+					best = run;
+					*x0 = x;
+					*y1 = y;
+					*y0 = y + 1 - run;
+				}
+			} else {
+				run = 0;
+			}
+		}
+	}
+	cr_assert_gt(best, 100, "no io panel axis found");
+	/* the bottom axis: the row near the run's end with the most grey */
+	unsigned best_row = *y1, best_n = 0;
+	for (unsigned y = *y1 > 3 ? *y1 - 3 : 0; y <= *y1 + 3 && y < h; y++) {
+		unsigned n = 0, last = *x0;
+		for (unsigned x = *x0; x < w; x++) {
+			const uint8_t *p = im->px + 3 * ((size_t)y * w + x);
+			if (p[0] == 0x66 && p[1] == 0x66 && p[2] == 0x66) {
+				n++;
+				last = x;
+			}
+		}
+		if (n > best_n) {
+			best_n = n;
+			best_row = y;
+			*x1 = last;
+		}
+	}
+	cr_assert_gt(best_n, 100, "no bottom axis found");
+	*y1 = best_row;
+}
+
+static int class_near(const image *im, double fx, double fy)
+{
+	int found = 0;
+	for (int dy = -3; dy <= 3; dy++)
+		for (int dx = -1; dx <= 4; dx++) {
+			long x = lround(fx) + dx, y = lround(fy) + dy;
+			if (x < 0 || y < 0 || x >= (long)im->img.width || y >= (long)im->img.height)
+				continue;
+			int c = colour_class(im->px + 3 * ((size_t)y * im->img.width + (size_t)x));
+			if (c)
+				found |= 1 << c;
+		}
+	return found;
+}
+
+/* One read at 250 MB at 0.5 s, one write at 750 MB at 1.5 s, the trace
+ * ending at 2 s; -z 0:1000. The pixels where they must be drawn have the
+ * read and write colours; the point half-way between stays background. */
+Test(plot, png_pixel_of_a_known_io)
+{
+	tev e[] = {
+		{ 0, __BLK_TA_UNPLUG_IO, 0, 0, 0 },
+		{ 500 * MS, __BLK_TA_COMPLETE, R, 488281, 4096 },   /* 250.0 MB */
+		{ 1500 * MS, __BLK_TA_COMPLETE, W, 1464843, 4096 }, /* 750.0 MB */
+		{ 2000 * MS, __BLK_TA_UNPLUG_IO, 0, 0, 0 },
+	};
+	write_trace("known.blktrace", e, 4);
+	char *err = NULL;
+	cr_assert_eq(plot(NULL, &err, "-t known.blktrace --panels io -z 0:1000 -F 800x600 -o k.png"), 0,
+		     "%s", err);
+	free(err);
+	image im = read_png("k.png");
+	unsigned x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+	find_io_frame(&im, &x0, &x1, &y0, &y1);
+	double w = x1 - x0, h = y1 - y0;
+	double rx = x0 + 0.25 * w, ry = y1 - 0.25 * h, wx = x0 + 0.75 * w, wy = y1 - 0.75 * h;
+	cr_expect(class_near(&im, rx, ry) & 2, "no read colour at %.0f,%.0f (frame %u..%u x %u..%u)", rx, ry,
+		  x0, x1, y0, y1);
+	cr_expect(class_near(&im, wx, wy) & 4, "no write colour at %.0f,%.0f", wx, wy);
+	cr_expect_eq(class_near(&im, x0 + 0.5 * w, y1 - 0.5 * h), 0, "marks where no IO is");
+	cr_expect_eq(class_near(&im, rx, wy), 0, "marks where no IO is");
+	free(im.px);
+}

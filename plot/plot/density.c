@@ -39,6 +39,7 @@ int density_init(density *d, uint64_t origin_ns)
 
 void density_free(density *d)
 {
+	free(d->spare);
 	free(d->cells);
 	memset(d, 0, sizeof(*d));
 }
@@ -65,9 +66,18 @@ static inline uint16_t sat_add(uint16_t a, uint16_t b)
  * table of newcap slots. */
 static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 {
-	density_cell *n = calloc(newcap, sizeof(density_cell));
-	if (!n)
-		return BR_ENOMEM;
+	/* reuse the previous table of this size: clearing it is cheaper than
+	 * faulting in fresh pages */
+	density_cell *n;
+	if (d->spare && d->spare_cap == newcap) {
+		n = d->spare;
+		d->spare = NULL;
+		memset(n, 0, newcap * sizeof(density_cell));
+	} else {
+		n = calloc(newcap, sizeof(density_cell));
+		if (!n)
+			return BR_ENOMEM;
+	}
 	size_t used = 0, mask = newcap - 1;
 	/* in batches: compute and prefetch the new slots, then insert */
 	for (size_t base = 0; base < d->cap; base += DENSITY_BATCH) {
@@ -92,7 +102,9 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 			t->pid = c->pid;
 		}
 	}
-	free(d->cells);
+	free(d->spare);
+	d->spare = d->cells;
+	d->spare_cap = d->cap;
 	d->cells = n;
 	d->cap = newcap;
 	d->used = used;

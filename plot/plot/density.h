@@ -26,6 +26,8 @@ typedef struct density_cell {
 typedef struct density {
 	density_cell *cells;
 	size_t cap, used;             /* cap is a power of two */
+	density_cell *spare;          /* the last table of the same size, reused by rebuilds */
+	size_t spare_cap;
 	uint64_t col_ns;              /* column width */
 	unsigned row_shift;           /* row = sector >> row_shift */
 	unsigned row_step;            /* next row coarsening (grows when one barely helps) */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record_v8.h" /* version-8 (blk_io_trace2) records */
 #include "source.h"
 
 #define CHUNK (1u << 20)
@@ -83,8 +84,8 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 		return br_error_set(err, BR_ETRUNC, 0, s->in.name, off,
 				    "record cut short (%zu of %d bytes)", avail, BR_RECORD_SIZE);
 	const uint8_t *raw = s->buf + s->pos;
-	unsigned version = 0;
-	int kind = br_record_probe_magic(raw, &version);
+	unsigned version = 0, hdr = 0;
+	int kind = br_record_probe_any(raw, &version, &hdr); /* versions 7 and 8 */
 	if (kind == -2)
 		return br_error_set(err, BR_EUNSUP, 0, s->in.name, off,
 				    "blk_io_trace version %u is not supported", version);
@@ -99,20 +100,30 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 	else if (s->swap != kind)
 		return br_error_set(err, BR_EFORMAT, 0, s->in.name, off,
 				    "record byte order changes in the middle of the stream");
-	br_record_decode(raw, s->swap, &dst->ev);
+	if (avail < hdr) { /* a version-8 header is 64 bytes */
+		rc = fill(s, hdr, err);
+		if (rc)
+			return rc;
+		avail = s->len - s->pos;
+		if (avail < hdr)
+			return br_error_set(err, BR_ETRUNC, 0, s->in.name, off,
+					    "record cut short (%zu of %u bytes)", avail, hdr);
+		raw = s->buf + s->pos;
+	}
+	br_record_decode_any(raw, version, s->swap, &dst->ev);
 	size_t pdu_len = dst->ev.pdu_len;
 	if (pdu_len > BR_PDU_MAX)
 		return br_error_set(err, BR_EFORMAT, 0, s->in.name, off,
 				    "absurd pdu length %zu (limit %d)", pdu_len, BR_PDU_MAX);
-	if (avail < BR_RECORD_SIZE + pdu_len) {
-		rc = fill(s, BR_RECORD_SIZE + pdu_len, err);
+	if (avail < hdr + pdu_len) {
+		rc = fill(s, hdr + pdu_len, err);
 		if (rc)
 			return rc;
 		avail = s->len - s->pos;
-		if (avail < BR_RECORD_SIZE + pdu_len)
+		if (avail < hdr + pdu_len)
 			return br_error_set(err, BR_ETRUNC, 0, s->in.name, off,
 					    "record cut short (%zu of %zu bytes)", avail,
-					    BR_RECORD_SIZE + pdu_len);
+					    hdr + pdu_len);
 		raw = s->buf + s->pos;
 	}
 	if (pdu_len > dst->pdu_cap) {
@@ -123,11 +134,11 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 		dst->pdu_cap = pdu_len;
 	}
 	if (pdu_len)
-		memcpy(dst->pdu, raw + BR_RECORD_SIZE, pdu_len);
+		memcpy(dst->pdu, raw + hdr, pdu_len);
 	dst->ev.pdu = pdu_len ? dst->pdu : NULL;
 	dst->arrival = s->arrivals++;
-	s->pos += BR_RECORD_SIZE + pdu_len;
-	s->raw_bytes += BR_RECORD_SIZE + pdu_len;
+	s->pos += hdr + pdu_len;
+	s->raw_bytes += hdr + pdu_len;
 	return 1;
 }
 

@@ -3,6 +3,7 @@
  * No member headers to go by: inflate sequentially with zlib's own gzip
  * framing (it checks CRC and ISIZE), one member after another, and cut the
  * output into records. No seeking, no threads, no salvage. */
+#include "record_v8.h" /* version-8 (blk_io_trace2) records */
 #include "tgz_internal.h"
 #include "blkreel/event.h"
 
@@ -131,8 +132,8 @@ static int plain_next(br_source *src, br_event *ev, br_error *err)
 		return fail(p, err, BR_ETRUNC, -1,
 			    "decompressed stream ends inside the record at byte %lld", at);
 	const uint8_t *raw = p->out + p->out_pos;
-	unsigned version = 0;
-	int kind = br_record_probe_magic(raw, &version);
+	unsigned version = 0, hdr = 0;
+	int kind = br_record_probe_any(raw, &version, &hdr); /* versions 7 and 8 */
 	if (kind == -2)
 		return fail(p, err, BR_EUNSUP, -1,
 			    "record at decompressed byte %lld has an unsupported version", at);
@@ -140,11 +141,20 @@ static int plain_next(br_source *src, br_event *ev, br_error *err)
 		return fail(p, err, BR_EFORMAT, -1,
 			    "no blk_io_trace record at decompressed byte %lld", at);
 	p->swap = kind;
-	br_record_decode(raw, kind == 1, ev);
+	if (hdr > BR_RECORD_SIZE) { /* a version-8 header is 64 bytes */
+		got = need_out(p, hdr, err);
+		if (got < 0)
+			return (int)got;
+		if ((size_t)got < hdr)
+			return fail(p, err, BR_ETRUNC, -1,
+				    "decompressed stream ends inside the record at byte %lld", at);
+		raw = p->out + p->out_pos;
+	}
+	br_record_decode_any(raw, version, kind == 1, ev);
 	if (ev->pdu_len > BR_PDU_MAX)
 		return fail(p, err, BR_EFORMAT, -1,
 			    "record at decompressed byte %lld has an absurd pdu_len", at);
-	size_t len = BR_RECORD_SIZE + ev->pdu_len;
+	size_t len = hdr + ev->pdu_len;
 	got = need_out(p, len, err);
 	if (got < 0)
 		return (int)got;
@@ -152,7 +162,7 @@ static int plain_next(br_source *src, br_event *ev, br_error *err)
 		return fail(p, err, BR_ETRUNC, -1,
 			    "decompressed stream ends inside the record at byte %lld", at);
 	raw = p->out + p->out_pos; /* need_out may have moved it */
-	ev->pdu = ev->pdu_len ? raw + BR_RECORD_SIZE : NULL;
+	ev->pdu = ev->pdu_len ? raw + hdr : NULL;
 	ev->comm = NULL;
 	p->out_pos += len;
 	p->raw_bytes += len;

@@ -1,5 +1,6 @@
 #include "parse_run.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +54,9 @@ static void warn_damage(const br_reader *r)
 {
 	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
 		const br_input_info *in = br_reader_input(r, i);
+		if (in->bad_records_skipped)
+			fprintf(stderr, "blkreel-parse: %s: skipped %" PRIu64 " malformed lines (--skip-bad)\n",
+				in->path, in->bad_records_skipped);
 		for (size_t d = 0; d < in->ndamage; d++) {
 			char line[512];
 			fprintf(stderr, "blkreel-parse: warning: %s\n",

@@ -420,3 +420,51 @@ Test(reader, bundled_sample)
 		cr_assert_leq(times[i - 1], times[i]);
 	free(times);
 }
+
+#include "record_v8.h"
+
+/* Version-8 records (blk_io_trace2) read from a plain stream and from a
+ * plain gzip of it, beside version 7. */
+Test(reader, version_8_records_in_stream_and_gzip)
+{
+	tg_buf b = { 0 };
+	for (int i = 0; i < 20; i++) {
+		br_event ev = tg_io(1000 + (uint64_t)i, DEV, 0, 0, (uint64_t)i * 8, 4096, 9);
+		uint64_t action = (uint64_t)__BLK_TA_ISSUE |
+				  ((uint64_t)(i % 2 ? BLK_TC_WRITE : BLK_TC_READ) << BLK_TC_SHIFT);
+		uint8_t raw[BR_RECORD_V8_SIZE];
+		br_record_v8_encode(&ev, action, raw);
+		size_t old = b.len;
+		tg_append(&b, &ev, false); /* grow the buffer, then overwrite with v8 */
+		b.len = old;
+		if (b.cap < old + sizeof raw) {
+			b.cap = old + sizeof raw + 256;
+			b.data = realloc(b.data, b.cap);
+		}
+		memcpy(b.data + old, raw, sizeof raw);
+		b.len = old + sizeof raw;
+	}
+	cr_assert_eq(tg_write(&b, path_in("v8.bin")), 0);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "gzip -c '%s' > '%s'", path_in("v8.bin"),
+			     path_in("v8.bin.gz")), 0);
+	const char *files[] = { path_in("v8.bin"), path_in("v8.bin.gz") };
+	for (int f = 0; f < 2; f++) {
+		br_reader *r;
+		br_error err;
+		const char *p[] = { files[f] };
+		cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+		br_event ev;
+		int n = 0, writes = 0;
+		while (br_reader_next(r, &ev, &err) == 1) {
+			cr_expect_eq(ev.time, 1000 + (uint64_t)n);
+			cr_expect_eq(ev.sector, (uint64_t)n * 8);
+			cr_expect_eq(br_event_code(&ev), __BLK_TA_ISSUE);
+			writes += br_event_is_write(&ev);
+			n++;
+		}
+		cr_expect_eq(n, 20, "%s", files[f]);
+		cr_expect_eq(writes, 10);
+		br_reader_close(r);
+	}
+	tg_free(&b);
+}

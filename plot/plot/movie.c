@@ -48,21 +48,28 @@ static void fctl(unsigned char out[26], uint32_t seq, uint32_t w, uint32_t h)
 	out[25] = 0; /* blend: source */
 }
 
-/* Filter-type-0 rows of RGB from an ARGB32 surface. */
-static void surface_rows(cairo_surface_t *img, unsigned char *raw, int w, int h)
+/* Rows of RGB from an ARGB32 surface, each behind its filter-type byte. */
+static void surface_rows(cairo_surface_t *img, unsigned char *raw, unsigned char *prev,
+			 unsigned char *cur, int w, int h)
 {
 	cairo_surface_flush(img);
 	const unsigned char *data = cairo_image_surface_get_data(img);
 	int stride = cairo_image_surface_get_stride(img);
+	size_t rb = 3 * (size_t)w;
+	memset(prev, 0, rb);
 	for (int y = 0; y < h; y++) {
-		unsigned char *o = raw + (size_t)y * (1 + 3 * (size_t)w);
+		unsigned char *o = raw + (size_t)y * (1 + rb);
 		const uint32_t *s = (const uint32_t *)(data + (size_t)y * stride);
-		*o++ = 0;
 		for (int x = 0; x < w; x++) {
-			*o++ = (unsigned char)(s[x] >> 16);
-			*o++ = (unsigned char)(s[x] >> 8);
-			*o++ = (unsigned char)s[x];
+			cur[3 * x] = (unsigned char)(s[x] >> 16);
+			cur[3 * x + 1] = (unsigned char)(s[x] >> 8);
+			cur[3 * x + 2] = (unsigned char)s[x];
 		}
+		/* filter type 0 (None): the io panel's scattered marks make Up
+		 * and Sub larger here, not smaller (measured) */
+		*o++ = 0;
+		memcpy(o, cur, rb);
+		(void)prev;
 	}
 }
 
@@ -86,8 +93,8 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, b
 {
 	int w = o->width > 960 ? 960 : (int)o->width;
 	int h = (int)((double)o->height * w / o->width);
-	if (h > 900)
-		h = 900;
+	if (h > 720)
+		h = 720;
 	if (h < 540)
 		h = 540;
 	unsigned n = o->movie_frames ? o->movie_frames : 60;
@@ -98,12 +105,12 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, b
 	size_t rawlen = (size_t)h * (1 + 3 * (size_t)w);
 	uLongf cap = compressBound(rawlen);
 	unsigned char *raw = malloc(rawlen), *z = malloc(4 + cap);
-	unsigned char *rowbuf = malloc((size_t)w * 3);
+	unsigned char *rowbuf = malloc((size_t)w * 3), *prevrow = malloc((size_t)w * 3);
 	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
 	FILE *fp = fopen(tmp, "wb");
 	png_structp png = NULL;
 	png_infop info = NULL;
-	if (!raw || !z || !rowbuf || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+	if (!raw || !z || !rowbuf || !prevrow || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory for the movie");
 		goto out;
 	}
@@ -161,7 +168,7 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, b
 			}
 			continue;
 		}
-		surface_rows(img, raw, w, h);
+		surface_rows(img, raw, prevrow, rowbuf, w, h);
 		uLongf zlen = cap;
 		if (compress2(z + 4, &zlen, raw, rawlen, 3) != Z_OK) {
 			rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "deflate failed on frame %u", i);
@@ -188,5 +195,6 @@ out:
 	free(raw);
 	free(z);
 	free(rowbuf);
+	free(prevrow);
 	return rc;
 }

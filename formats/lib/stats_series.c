@@ -50,7 +50,9 @@ int br_stats_series_get(const br_stats *s, uint64_t width, uint64_t from, uint64
 	if (width % bw)
 		width = (width / bw + 1) * bw;
 	from -= from % bw;
-	uint64_t first = s->t.first_ns - s->t.origin_ns;
+	/* the observation starts at the origin when one was given (a time
+	 * window), else at the first event */
+	uint64_t first = s->opts.has_origin ? 0 : s->t.first_ns - s->t.origin_ns;
 	uint64_t last = s->t.last_ns - s->t.origin_ns + 1; /* exclusive */
 	uint64_t end = to && to < last ? to : last;
 	if (from < first - first % bw)

@@ -36,7 +36,7 @@ int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_
 		for (size_t i = 0; i < tr->ser.n; i++) {
 			const br_stats_bucket *b = &tr->ser.b[i];
 			fprintf(fp, "%zu,%s,%.9f,%.9f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.3f,%.3f",
-				t + 1, tr->label, (double)b->start_ns / 1e9, (double)b->covered_ns / 1e9,
+				t + 1, tr->label, (double)(b->start_ns + d->shift) / 1e9, (double)b->covered_ns / 1e9,
 				br_stats_kind_name(tr->tot->io_kind),
 				(unsigned long long)b->ios[0], (unsigned long long)b->ios[1],
 				(unsigned long long)b->ios[2], (unsigned long long)b->bytes[0],

@@ -68,13 +68,13 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 	uint64_t start = r ? br_reader_start_time(r) : 0;
 	br_stats_opts so = {
 		.has_device = o->has_dev, .device = o->dev,
-		.has_origin = true, .origin_ns = start,
+		.has_origin = true, .origin_ns = start + (o->has_x ? o->x0 : 0),
 		.latency_series = true,
 	};
 	rc = br_stats_new(&t->stats, &so, err);
 	if (rc < 0)
 		goto out;
-	if (density_init(&t->dens, start)) {
+	if (density_init(&t->dens, start + (o->has_x ? o->x0 : 0))) {
 		rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
 		goto out;
 	}
@@ -151,7 +151,7 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 		if (nio)
 			any_io = true;
 		if (tt->events && tt->last_ns - tt->origin_ns > span)
-			span = tt->last_ns - tt->origin_ns;
+			span = tt->last_ns - tt->origin_ns; /* from the window start */
 		if (nio && !tt->kind_ios[BR_KIND_D] && !tt->kind_ios[BR_KIND_C])
 			lat_ok = false;
 		if (nio && tt->io_kind != BR_KIND_C)
@@ -182,7 +182,8 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 		return br_error_set(err, BR_EINVAL, 0, NULL, -1,
 				    "panels lat and qd need issue (D) or completion (C) events; "
 				    "the trace has only queue (Q) events");
-	d->t0 = o->has_x ? o->x0 : 0;
+	d->shift = o->has_x ? o->x0 : 0;
+	d->t0 = d->shift;
 	d->t1 = o->has_x ? o->x1 : span;
 	if (d->t1 <= d->t0)
 		d->t1 = d->t0 + 1000000; /* 1 ms for a single-instant trace */
@@ -221,7 +222,7 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 	}
 	d->width_ns = w;
 	for (size_t i = 0; i < d->n; i++) {
-		int rc = br_stats_series_get(d->tr[i].stats, w, d->t0, d->t1 + 1, &d->tr[i].ser, err);
+		int rc = br_stats_series_get(d->tr[i].stats, w, 0, d->t1 - d->shift + 1, &d->tr[i].ser, err);
 		if (rc < 0)
 			return rc;
 	}

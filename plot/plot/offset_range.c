@@ -106,7 +106,7 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, in
 				continue;
 			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
 				continue;
-			double tc = (double)density_col(cl->key) * (double)dn->col_ns;
+			double tc = (double)density_col(cl->key) * (double)dn->col_ns + (double)d->shift;
 			if (tc + (double)dn->col_ns <= (double)d->t0 || tc > (double)d->t1)
 				continue;
 			rc[m].mb = row_mb(dn, density_row(cl->key));

@@ -148,7 +148,7 @@ void panel_io(const rctx *c, rect r, int band)
 				continue;
 			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
 				continue;
-			double ta = (double)density_col(cl->key) * (double)dn->col_ns;
+			double ta = (double)density_col(cl->key) * (double)dn->col_ns + (double)d->shift;
 			double tb = ta + (double)dn->col_ns;
 			if (tb <= t0 || ta > t1)
 				continue;

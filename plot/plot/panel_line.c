@@ -195,11 +195,11 @@ void panel_line(const rctx *c, rect r, int kind)
 				continue;
 			}
 			const br_stats_bucket *b = &s->b[i];
-			double x = time_to_x(c, (double)b->start_ns + (double)b->covered_ns / 2);
+			double x = time_to_x(c, (double)(b->start_ns + d->shift) + (double)b->covered_ns / 2);
 			double y = ymap(r, v / scale, logy, lo, top);
 			if (s->n == 1) { /* a lone bucket: a segment across it */
-				cairo_move_to(cr, time_to_x(c, (double)b->start_ns), y);
-				cairo_line_to(cr, time_to_x(c, (double)(b->start_ns + b->covered_ns)), y);
+				cairo_move_to(cr, time_to_x(c, (double)(b->start_ns + d->shift)), y);
+				cairo_line_to(cr, time_to_x(c, (double)(b->start_ns + d->shift + b->covered_ns)), y);
 				continue;
 			}
 			if (pen)
@@ -217,7 +217,7 @@ void panel_line(const rctx *c, rect r, int kind)
 			if (!lone)
 				continue;
 			const br_stats_bucket *b = &s->b[i];
-			double x = time_to_x(c, (double)b->start_ns + (double)b->covered_ns / 2);
+			double x = time_to_x(c, (double)(b->start_ns + d->shift) + (double)b->covered_ns / 2);
 			double y = ymap(r, v / scale, logy, lo, top);
 			cairo_new_sub_path(cr);
 			cairo_arc(cr, x, y, lw * (L[li].dashed ? 0.9 : 1.3), 0, 2 * M_PI);

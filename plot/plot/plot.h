@@ -72,6 +72,9 @@ typedef struct plot_data {
 	plot_trace tr[PLOT_MAX_TRACES];
 	uint64_t width_ns;            /* series bucket width */
 	uint64_t t0, t1;              /* x range, ns relative to each start */
+	uint64_t shift;               /* stats and density times are relative to
+	                                 start + shift (the -x start), so a late
+	                                 window keeps fine buckets; add it to show */
 	bool empty;                   /* no IO in range (with --allow-empty) */
 	bool lat_ok;                  /* some trace has D or C events */
 	offset_range zr_all;          /* every trace in one io panel */

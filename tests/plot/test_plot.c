@@ -641,3 +641,30 @@ Test(plot, png_pixel_of_a_known_io)
 	cr_expect_eq(class_near(&im, rx, wy), 0, "marks where no IO is");
 	free(im.px);
 }
+
+/* A late time window keeps fine buckets (series start at the window, not
+ * at the trace start) and counts only what is inside: -x 1.1:1.95 holds the
+ * write completed at 1.201 s and the read completed at 1.901 s. */
+Test(plot, late_window_keeps_fine_buckets)
+{
+	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
+	char *err = NULL;
+	cr_assert_eq(plot(NULL, &err, "-t four.blktrace -x 1.1:1.95 -b 50ms -o w.png --csv w.csv"), 0, "%s", err);
+	free(err);
+	char *csv = read_text("w.csv");
+	cr_assert(csv);
+	size_t lines = tu_count_lines(csv, ",");
+	cr_expect_geq(lines, 16, "%s", csv); /* about 0.85 s of 50 ms buckets */
+	cr_expect_float_eq(csv_field(csv, 1, C_START), 1.1, 1e-9);
+	cr_expect_float_eq(csv_field(csv, 1, C_COVERED), 0.05, 1e-9);
+	cr_expect_float_eq(csv_field(csv, 3, C_START), 1.2, 1e-9);
+	cr_expect_eq(csv_field(csv, 3, C_WIOS), 1, "%s", csv);
+	double r = 0, w = 0;
+	for (size_t i = 1; i < lines; i++) {
+		r += csv_field(csv, (int)i, C_RIOS);
+		w += csv_field(csv, (int)i, C_WIOS);
+	}
+	cr_expect_eq(r, 1);
+	cr_expect_eq(w, 1);
+	free(csv);
+}

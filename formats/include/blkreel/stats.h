@@ -80,8 +80,9 @@ typedef struct br_stats_opts {
 	bool has_device;          /* count only this device (BR_MKDEV encoding) */
 	uint32_t device;
 	uint64_t seek_sectors;    /* 0 = BR_STATS_DEFAULT_SEEK_SECTORS */
-	bool has_origin;          /* time zero of the series (absolute ns); */
-	uint64_t origin_ns;       /* default: the first event seen */
+	bool has_origin;          /* time zero of the series (absolute ns), also */
+	uint64_t origin_ns;       /* where coverage starts (e.g. a window's start);
+	                             default: the first event seen */
 	uint64_t base_width_ns;   /* starting bucket width; 0 = 10 us */
 	bool latency_series;      /* keep per-bucket latency histograms */
 } br_stats_opts;

@@ -68,6 +68,7 @@ measure() {
 : >notes.txt
 
 hdr="wall s / cpu s / MB"
+echo "speedups compare the peers with blkreel-plot on the same per-CPU set (column 2)"
 printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' trace events \
 	"blkreel-plot PNG" "blkreel-plot PNG, set" "blkreel-plot SVG" "iowatcher SVG" "seekwatcher PNG"
 printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' "" "" "$hdr" "$hdr" "$hdr" "$hdr" "$hdr"
@@ -93,7 +94,7 @@ for t in "${traces[@]}"; do
 	printf '%-17s %9s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s\n' \
 		"$t" "$nev" "$ps" "$pc" "$pm" "$rs" "$rc" "$rm" "$vs" "$vc" "$vm" "$is" "$ic" "$im" "$ss" "$sc" "$sm"
 	printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' "" "speedup" "" "" "" \
-		"$(ratio "$ps" "$is") wall, $(ratio "$pc" "$ic") cpu" "$(ratio "$ps" "$ss") wall, $(ratio "$pc" "$sc") cpu"
+		"$(ratio "$rs" "$is") wall, $(ratio "$rc" "$ic") cpu" "$(ratio "$rs" "$ss") wall, $(ratio "$rc" "$sc") cpu"
 done
 cat notes.txt
 echo "outputs in $DIR"

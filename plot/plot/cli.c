@@ -1,5 +1,6 @@
 /* Parsing blkreel-plot's options into plot_opts; usage errors exit 2. */
 #include "cli.h"
+#include "blkreel/reader.h"
 #include "blkreel/units.h"
 
 #include <getopt.h>
@@ -35,6 +36,9 @@ static void usage(FILE *fp)
 "                           (default: from the span, about 4 pixels each)\n"
 "  -r, --rolling=DURATION   moving average of the line panels over DURATION\n"
 "      --dev=MAJ,MIN        only this device\n"
+"      --input-format=NAME  read every trace as NAME instead of detecting it\n"
+"                           (the names blkreel-parse --help lists)\n"
+"      --skip-bad           text inputs: skip malformed lines (counted)\n"
 "  -P, --by-process         colour the io panel by process\n"
 "      --stack              one io panel per trace instead of overlaying\n"
 "      --csv=FILE           write every plotted series as CSV\n"
@@ -145,7 +149,7 @@ static char *default_label(const char *path)
 }
 
 enum { OPT_DPI = 256, OPT_PANELS, OPT_NO_PANELS, OPT_DEV, OPT_STACK, OPT_CSV, OPT_MOVIE,
-       OPT_FRAMES, OPT_ALLOW_EMPTY };
+       OPT_FRAMES, OPT_ALLOW_EMPTY, OPT_INPUT_FORMAT, OPT_SKIP_BAD };
 
 int plot_cli_read(int argc, char **argv, plot_cli *cli)
 {
@@ -178,6 +182,8 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		{ "movie", required_argument, NULL, OPT_MOVIE },
 		{ "movie-frames", required_argument, NULL, OPT_FRAMES },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
+		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -277,6 +283,16 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			break;
 		}
 		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
+		case OPT_INPUT_FORMAT: {
+			bool known = false;
+			for (size_t i = 0; br_input_format_names[i]; i++)
+				known |= strcmp(br_input_format_names[i], optarg) == 0;
+			if (!known)
+				return bad("--input-format: unknown format '%s'", optarg);
+			o->input_format = optarg;
+			break;
+		}
+		case OPT_SKIP_BAD: o->skip_bad = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return CLI_EXIT_OK;
 		case 'V': printf(PROG " (blkreel) " BLKREEL_VERSION "\n"); return CLI_EXIT_OK;

@@ -46,7 +46,7 @@ static uint8_t dev_slot(plot_trace *t, uint32_t dev)
 
 static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 {
-	br_reader_opts ro = { 0 };
+	br_reader_opts ro = { .format = o->input_format, .skip_bad = o->skip_bad };
 	if (o->has_x) {
 		ro.has_from = true;
 		ro.from_ns = o->x0;

@@ -36,6 +36,8 @@ typedef struct plot_opts {
 	uint64_t bucket_ns;          /* -b; 0 = chosen from the span */
 	unsigned movie_frames;
 	const char *cmdline;         /* for the PNG text chunk */
+	const char *input_format;    /* --input-format: force the input kind */
+	bool skip_bad;               /* --skip-bad: skip malformed text lines */
 	bool quiet;
 } plot_opts;
 

@@ -668,3 +668,27 @@ Test(plot, late_window_keeps_fine_buckets)
 	cr_expect_eq(w, 1);
 	free(csv);
 }
+
+/* A foreign format through the shared importers: blkparse's text output of
+ * the real sample plots to the same totals as the binary trace. */
+Test(plot, blkparse_text_input_gives_the_same_totals)
+{
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' > loop.txt", dir,
+			     tu_bin("blkreel-parse"), tu_sample("ext4-loop")), 0);
+	char args[2048];
+	snprintf(args, sizeof(args), "-t '%s' -b 10ms -o a.png --csv a.csv", tu_sample("ext4-loop"));
+	cr_assert_eq(plot(NULL, NULL, args), 0);
+	char *err = NULL;
+	cr_assert_eq(plot(NULL, &err, "-t loop.txt --input-format blkparse -b 10ms -o b.png --csv b.csv"), 0,
+		     "%s", err);
+	free(err);
+	char *a = read_text("a.csv"), *b = read_text("b.csv");
+	cr_assert(a && b);
+	size_t n = tu_count_lines(a, ",");
+	cr_expect_eq(tu_count_lines(b, ","), n);
+	for (size_t i = 1; i < n; i++)
+		for (int col = C_RIOS; col <= C_SEEKS; col++)
+			cr_expect_eq(csv_field(a, (int)i, col), csv_field(b, (int)i, col), "line %zu col %d", i, col);
+	free(a);
+	free(b);
+}

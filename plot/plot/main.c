@@ -27,8 +27,11 @@ int main(int argc, char **argv)
 	if (!st && o->csv && plot_write_csv(o, &d, o->csv, &err) < 0)
 		st = fail(&err);
 	if (!st) {
-		if (plot_render_file(o, &d, o->out, &err) < 0)
+		if (plot_render_file(o, &d, o->out, &err) < 0) {
 			st = fail(&err);
+			if (err.code == BR_EINVAL) /* the figure asked for cannot be laid out */
+				st = 2;
+		}
 		else if (!o->quiet)
 			printf("blkreel-plot: wrote %s\n", o->out);
 	}

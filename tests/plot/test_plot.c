@@ -420,6 +420,7 @@ Test(plot, usage_errors_exit_2)
 	expect_fail("-t four.blktrace -F 99999x100 -o x.png", 2, "-F");
 	expect_fail("-t four.blktrace -o x.gif", 2, "x.gif");
 	expect_fail("-o x.png", 2, "no trace");
+	expect_fail("-t four.blktrace -F 400x300 -o x.png", 2, "too small for 6 panels");
 	expect_fail("-t four.blktrace --frobnicate", 2, "--frobnicate");
 	cr_expect(!exists("x.png"));
 	char *out = NULL;

@@ -19,7 +19,13 @@ args=()
 for w in dbench-8c dbench-1c fio-rand-4t fio-seq-4t; do
 	a=samples/ext4-$w.blktrace.gz b=samples/xfs-$w.blktrace.gz
 	if [[ -f $a && -f $b ]]; then
-		args=(-t "$a" -l ext4 -t "$b" -l xfs -T "$w: ext4 vs xfs")
+		case $w in
+		dbench-8c) what="dbench, 8 clients" ;;
+		dbench-1c) what="dbench, 1 client" ;;
+		fio-rand-4t) what="fio random IO, 4 threads" ;;
+		*) what="fio sequential IO, 4 threads" ;;
+		esac
+		args=(-t "$a" -l ext4 -t "$b" -l xfs -T "$what: ext4 vs xfs")
 		first=$a
 		break
 	fi

@@ -334,3 +334,81 @@ Test(hist, quantiles_and_exact_small_values)
 		cr_assert_eq(br_hist_bin(hi - 1), b, "bin %u", b);
 	}
 }
+
+/* A request [0,16) completed in two parts: the first C covers [0,8) and
+ * leaves the rest in flight; the second completes it. Latency is recorded
+ * once, at the final completion (D 10 us, C 50 us: D2C 40 us). */
+Test(stats, partial_completion_keeps_the_rest_open)
+{
+	ev(0, __BLK_TA_QUEUE, W, 0, 8192);
+	ev(10 * US, __BLK_TA_ISSUE, W, 0, 8192);
+	ev(30 * US, __BLK_TA_COMPLETE, W, 0, 4096);
+	ev(50 * US, __BLK_TA_COMPLETE, W, 8, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->d2c.count, 1);
+	cr_expect_eq(t->d2c.min, 40 * US);
+	cr_expect_eq(t->completed, 2);
+	cr_expect_eq(t->never_completed, 0);
+	cr_expect_eq(t->bytes[BR_SDIR_WRITE], 8192);
+	/* in flight from 10 to 50 us of a 50 us span */
+	cr_expect_float_eq(t->inflight_avg, 0.8, 1e-9);
+}
+
+/* Empty flushes pair like any request (at sector 0, length 0) but count no
+ * bytes, IOs or seeks. */
+Test(stats, empty_flush_pairs_but_moves_nothing)
+{
+	ev(0, __BLK_TA_QUEUE, W, 5000, 4096);
+	ev(1 * US, __BLK_TA_ISSUE, W, 5000, 4096);
+	ev(2 * US, __BLK_TA_QUEUE, W, 0, 0);
+	ev(3 * US, __BLK_TA_ISSUE, W, 0, 0);
+	ev(9 * US, __BLK_TA_COMPLETE, W, 0, 0);
+	ev(11 * US, __BLK_TA_COMPLETE, W, 5000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->ios[BR_SDIR_WRITE], 1);
+	cr_expect_eq(t->d2c.count, 2);
+	cr_expect_eq(t->d2c.min, 6 * US);
+	cr_expect_eq(t->d2c.max, 10 * US);
+	cr_expect_eq(t->seek_candidates, 1);
+	cr_expect_eq(t->inflight_max, 2);
+}
+
+/* The device filter keeps one device's IOs (and remaps onto it). */
+Test(stats, device_filter)
+{
+	br_stats_free(S);
+	cr_assert_eq(br_stats_new(&S, &(br_stats_opts){ .has_device = true, .device = DEV_B }, &E), 0);
+	ev_dev(0, __BLK_TA_COMPLETE, R, 0, 4096, DEV_A);
+	ev_dev(1 * MS, __BLK_TA_COMPLETE, R, 0, 8192, DEV_B);
+	ev_dev(2 * MS, __BLK_TA_COMPLETE, W, 0, 4096, DEV_A);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->ios[BR_SDIR_READ], 1);
+	cr_expect_eq(t->bytes[BR_SDIR_READ], 8192);
+	cr_expect_eq(t->ios[BR_SDIR_WRITE], 0);
+	cr_expect_eq(t->ndevices, 1);
+}
+
+/* Per-bucket latency histograms: completions land in the bucket of their
+ * C; buckets without completions have none. 1 ms buckets: IO 1 completes
+ * at 0.5 ms (D2C 100 us), IO 2 at 2.5 ms (D2C 300 us). */
+Test(stats, latency_per_bucket)
+{
+	ev(0, __BLK_TA_QUEUE, R, 0, 4096);
+	ev(400 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(500 * US, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(2000 * US, __BLK_TA_QUEUE, R, 800, 4096);
+	ev(2200 * US, __BLK_TA_ISSUE, R, 800, 4096);
+	ev(2500 * US, __BLK_TA_COMPLETE, R, 800, 4096);
+	ev(3 * MS - 1, __BLK_TA_UNPLUG_IO, 0, 0, 0);
+	finish();
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, 1 * MS, 0, 0, &s, &E), 0);
+	cr_assert_eq(s.n, 3);
+	cr_assert(s.b[0].d2c && s.b[2].d2c);
+	cr_expect_null(s.b[1].d2c);
+	cr_expect_eq(s.b[0].d2c->min, 100 * US);
+	cr_expect_eq(s.b[0].q2c->min, 500 * US);
+	cr_expect_eq(s.b[2].d2c->min, 300 * US);
+	cr_expect_eq(s.b[2].q2c->count, 1);
+	br_stats_series_free(&s);
+}

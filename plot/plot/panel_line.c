@@ -10,7 +10,8 @@
 #define MAX_LINES (4 * PLOT_MAX_TRACES)
 
 typedef struct line {
-	double *y;           /* one value per bucket; NAN = gap */
+	double *y;           /* one value per bucket of its trace's series; NAN = gap */
+	const br_stats_series *s;
 	rgb col;
 	bool dashed;
 } line;
@@ -70,18 +71,14 @@ static double ymap(rect r, double v, bool logy, double lo, double top)
 	return r.y + r.h - (l - lo) / (top - lo) * r.h;
 }
 
-static const char *title_of(int kind, bool multi, const char *lat_unit, char *buf, size_t n)
+static const char *title_of(int kind)
 {
 	switch (kind) {
 	case PANEL_TPUT: return "Throughput (MB/s)|MB/s";
 	case PANEL_SEEK: return "Seeks/s";
 	case PANEL_IOPS: return "IO/s";
 	case PANEL_QD: return "IOs in flight|In flight";
-	default:
-		(void)multi;
-		(void)lat_unit;
-		snprintf(buf, n, "Latency");
-		return buf;
+	default: return "";
 	}
 }
 
@@ -126,24 +123,15 @@ void panel_line(const rctx *c, rect r, int kind)
 				l->y[i] = bucket_value(&s->b[i], kind, which[w]);
 			if (c->o->avg_window_ns && d->width_ns)
 				smooth(l->y, s->n, (size_t)(c->o->avg_window_ns / d->width_ns));
+			l->s = s;
 			l->col = cols[w];
 			l->dashed = dash[w];
 			nl++;
 		}
 	}
 	double ymax = 0;
-	size_t owner[MAX_LINES];
-	{
-		size_t li = 0;
-		for (size_t t = 0; t < d->n; t++) {
-			size_t cnt = kind == PANEL_TPUT && !multi ? 3
-				   : kind == PANEL_LAT ? (multi ? 2 : 4) : 1;
-			for (size_t j = 0; j < cnt && li < nl; j++)
-				owner[li++] = t;
-		}
-	}
 	for (size_t li = 0; li < nl; li++) {
-		const br_stats_series *s = &d->tr[owner[li]].ser;
+		const br_stats_series *s = L[li].s;
 		for (size_t i = 0; i < s->n; i++)
 			if (!isnan(L[li].y[i]) && L[li].y[i] > ymax)
 				ymax = L[li].y[i];
@@ -155,7 +143,7 @@ void panel_line(const rctx *c, rect r, int kind)
 	if (logy) {
 		double ymin = 0;
 		for (size_t li = 0; li < nl; li++) {
-			const br_stats_series *s = &d->tr[owner[li]].ser;
+			const br_stats_series *s = L[li].s;
 			for (size_t i = 0; i < s->n; i++)
 				if (L[li].y[i] > 0 && (ymin == 0 || L[li].y[i] < ymin))
 					ymin = L[li].y[i];
@@ -167,22 +155,20 @@ void panel_line(const rctx *c, rect r, int kind)
 	} else {
 		top = ymax > 0 ? nice_ceil(ymax * 1.05) : 1;
 	}
-	char tbuf[64];
 	cairo_t *cr = c->cr;
 	cairo_save(cr);
 	draw_time_axis(c, r, false);
 	if (logy)
 		draw_log_axis(c, r, lo, top, multi ? "Q2C latency|Q2C" : "Latency|Latency");
 	else
-		draw_value_axis(c, r, 0, top, title_of(kind, multi, "", tbuf, sizeof(tbuf)),
-				value_ticks_for(c, r));
+		draw_value_axis(c, r, 0, top, title_of(kind), value_ticks_for(c, r));
 	cairo_rectangle(cr, r.x, r.y - c->px, r.w, r.h + c->px);
 	cairo_clip(cr);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	double lw = 1.6 * c->px * (c->font / 11.0 > 1 ? c->font / 11.0 : 1);
 	for (size_t li = 0; li < nl; li++) {
-		const br_stats_series *s = &d->tr[owner[li]].ser;
+		const br_stats_series *s = L[li].s;
 		set_rgb(cr, L[li].col);
 		cairo_set_line_width(cr, lw);
 		double dashes[] = { 4 * lw, 2.5 * lw };

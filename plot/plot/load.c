@@ -166,6 +166,9 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 				 (unsigned long long)tt->ios[BR_SDIR_OTHER], (double)tt->bytes[BR_SDIR_OTHER] / 1e6);
 			add_note(d, "%s: %s", t->label, what);
 		}
+		if (!o->has_dev && t->ndevs > 1 && tt->remaps)
+			add_note(d, "%s: IOs remapped between its devices (A events) count on each device they "
+				 "reach; totals add both levels%s", t->label, "");
 		if (!o->has_dev && t->ndevs > 1)
 			add_note(d, "%s: several devices, one io panel each; pick one with --dev MAJ,MIN%s",
 				 t->label, "");

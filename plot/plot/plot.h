@@ -83,7 +83,7 @@ typedef struct plot_data {
 	plot_band bands[PLOT_MAX_BANDS]; /* one io panel each when stacked */
 	size_t nbands;
 	bool multi_dev;               /* some trace has several devices */
-	char notes[4][200];
+	char notes[8][200];
 	size_t nnotes;
 } plot_data;
 

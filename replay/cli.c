@@ -39,8 +39,8 @@ static const char usage_text[] =
 	"      --source=D|Q       replay issued (D, default) or queued (Q) requests\n"
 	"      --speed=X          X times as fast as the trace (default 1; 0.5 = half)\n"
 	"      --no-stall         as fast as possible, in order, keeping the depth\n"
-	"      --max-inflight=N   at most N IOs in flight (default 256; with --no-stall\n"
-	"                         the trace's own maximum)\n"
+	"      --max-inflight=N   at most N IOs in flight, 1..4096 (default 256; with\n"
+	"                         --no-stall the trace's own maximum, up to 256)\n"
 	"      --closed           each IO waits for the completions its original had seen\n"
 	"      --spin=DUR         spin this long before each target time (default 150us)\n"
 	"      --engine=NAME      io_uring (default when available) or threads\n"
@@ -190,7 +190,7 @@ int cli_read(int argc, char **argv, replay_opts *o)
 			break;
 		case OPT_NO_STALL: o->no_stall = true; break;
 		case OPT_MAX_INFLIGHT:
-			if ((rc = parse_count(optarg, "--max-inflight", 1, 65536, &o->max_inflight)))
+			if ((rc = parse_count(optarg, "--max-inflight", 1, 4096, &o->max_inflight)))
 				return rc;
 			break;
 		case OPT_CLOSED: o->closed = true; break;

@@ -110,8 +110,12 @@ int report_json(const char *path, const replay_result *r, const fidelity *f, br_
 	fputs("  \"inflight\": {\"avg\": ", o);
 	num(o, f->inflight_avg);
 	fprintf(o, ", \"max\": %llu, \"trace_avg\": ", U(f->inflight_max));
-	num(o, f->trace_inflight_avg);
-	fprintf(o, ", \"trace_max\": %llu},\n", U(f->trace_inflight_max));
+	if (p->completed) {
+		num(o, f->trace_inflight_avg);
+		fprintf(o, ", \"trace_max\": %llu},\n", U(f->trace_inflight_max));
+	} else {
+		fputs("null, \"trace_max\": null},\n", o);
+	}
 	fprintf(o, "  \"order_inversions\": %llu,\n", U(r->inversions));
 	fprintf(o, "  \"latency_ns\": {\"read\": {\"n\": %llu, \"p50\": %llu, \"p99\": %llu, \"max\": %llu}, "
 		"\"write\": {\"n\": %llu, \"p50\": %llu, \"p99\": %llu, \"max\": %llu}},\n",

@@ -103,9 +103,13 @@ static void timing(FILE *out, const replay_result *r, const fidelity *f)
 		fprintf(out, "  IOPS/100 ms    %zu windows, mean error %.1f %%, worst %.1f %% (at %.1f s)\n",
 			f->windows, f->win_err_mean_pct, f->win_err_worst_pct, f->win_worst_at_s);
 	}
-	fprintf(out, "  in flight      avg %.2f max %llu (trace: avg %.2f max %llu)\n", f->inflight_avg,
-		(unsigned long long)f->inflight_max, f->trace_inflight_avg,
-		(unsigned long long)f->trace_inflight_max);
+	if (r->plan->completed)
+		fprintf(out, "  in flight      avg %.2f max %llu (trace: avg %.2f max %llu)\n",
+			f->inflight_avg, (unsigned long long)f->inflight_max, f->trace_inflight_avg,
+			(unsigned long long)f->trace_inflight_max);
+	else
+		fprintf(out, "  in flight      avg %.2f max %llu (trace: no completions to tell)\n",
+			f->inflight_avg, (unsigned long long)f->inflight_max);
 	fprintf(out, "  order          %llu inversions\n", (unsigned long long)r->inversions);
 	static const char *dir[2] = { "read", "write" };
 	for (int i = 0; i < 2; i++)

@@ -340,9 +340,13 @@ static int prepare(run_ctx *c, br_error *err)
 		fprintf(stderr, "blkreel-replay: warning: the trace has %zu devices; -d replays all of "
 			"them onto %s (--map keeps them apart)\n", c->scan.ndevices, o->maps[0].path);
 	session *s = &c->s;
+	/* --no-stall keeps the trace's own depth, within reason (a trace without
+	 * completions, e.g. an imported one, never brings it down) */
+	uint64_t trace_depth = c->scan.trace_inflight_max;
+	if (!c->scan.completed || trace_depth > DEFAULT_DEPTH)
+		trace_depth = DEFAULT_DEPTH;
 	s->depth = o->max_inflight ? o->max_inflight
-		   : o->no_stall ? (unsigned)(c->scan.trace_inflight_max ? c->scan.trace_inflight_max : 1)
-				 : DEFAULT_DEPTH;
+		   : o->no_stall ? (unsigned)(trace_depth ? trace_depth : 1) : DEFAULT_DEPTH;
 	s->targets = c->targets;
 	s->ntargets = c->ntargets;
 	s->speed = o->speed;

@@ -80,7 +80,7 @@ timed fio fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" 
 if command -v btrecord >/dev/null && command -v btreplay >/dev/null; then
     if btrecord -d "$W/bt" -D "$W/rec" "$S" >"$W/btrecord.out" 2>&1; then
         echo "$S $D" >"$W/map"
-        timed btreplay btreplay -d "$W/rec" -M "$W/map" -W -F
+        timed btreplay timeout -s KILL $((RUNTIME * 3 + 30)) btreplay -d "$W/rec" -M "$W/map" -W "$S"
     else
         echo "btrecord failed: $(tail -1 "$W/btrecord.out")" >"$W/btreplay.fail"
     fi
@@ -89,10 +89,10 @@ else
 fi
 
 # ---- as fast as possible -------------------------------------------------------------------
-timed ours_fast "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --no-stall
+timed ours_fast "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --no-stall --max-inflight 32
 timed fio_fast fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" --ioengine=libaio \
     --iodepth=32 --direct=1 --replay_no_stall=1 --minimal
-[[ -e $W/btreplay.fail ]] && cp "$W/btreplay.fail" "$W/btreplay_fast.fail" || timed btreplay_fast btreplay -d "$W/rec" -M "$W/map" -W -F -N
+[[ -e $W/btreplay.fail ]] && cp "$W/btreplay.fail" "$W/btreplay_fast.fail" || timed btreplay_fast timeout -s KILL $((RUNTIME * 3 + 30)) btreplay -d "$W/rec" -M "$W/map" -W -N "$S"
 
 python3 "$HERE/tests/bench/replay_compare.py" --parse "$PARSE" --dir "$W" \
     --orig orig --timed ours fio btreplay --fast ours_fast fio_fast btreplay_fast

@@ -393,3 +393,30 @@ Test(replay_kernel, capture_matches_trace)
 		next++;
 	cr_assert_eq(next, RF_N, "only %u of the trace's IOs seen on the device", next);
 }
+
+/* A foreign trace (blkreplay's .load format: D events only, no device, no
+ * completions) replays once formats/ reads it; skipped until then. */
+Test(replay_kernel, foreign_load_trace_onto_file)
+{
+	const char *load = tu_realtrace("schoebel_blkreplay/linux-mysql.load.gz");
+	if (!load)
+		cr_skip_test("../shared/realtraces/schoebel_blkreplay not present");
+	char *out = NULL, *err = NULL;
+	if (tu_runf(&out, NULL, &err, "'%s' --info '%s'", tu_bin("blkreel-parse"), load) != 0)
+		cr_skip_test("blkreel-parse does not read .load traces yet: %s", err);
+	free(out);
+	free(err);
+	out = err = NULL;
+	const char *img = rf_path("load.img");
+	const char *rep = rf_path("r.json");
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "truncate -s 256M '%s'", img), 0);
+	int rc = rf_replay(&out, &err, "'%s' -d '%s' --scale --no-stall --report '%s'", load, img, rep);
+	cr_assert_eq(rc, 0, "%s\n%s", err, out);
+	double planned = rf_json(rep, "['planned']['read']");
+	cr_assert_gt(planned, 0);
+	cr_assert_eq(rf_json(rep, "['issued']['read']"), planned);
+	cr_assert_gt(rf_json(rep, "['not_replayed_without_write']['write']"), 0);
+	cr_assert(strstr(out, "no completions to tell"), "%s", out);
+	free(out);
+	free(err);
+}

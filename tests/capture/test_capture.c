@@ -121,3 +121,22 @@ Test(capture, two_perf_captures_at_once)
 	check_exact(&ca, "first capture");
 	check_exact(&cb, "second capture");
 }
+
+Test(capture, streams_the_compressed_file_to_stdout)
+{
+	cf_kernel_test(64);
+	if (!tu_have("fio") || !tu_have("blkparse"))
+		cr_skip_test("needs fio and blkparse");
+	char *err = NULL;
+	/* the command's own stdout must not land in the trace stream */
+	int rc = tu_runf(NULL, NULL, &err, "'%s' -q -d %s -o - -- sh -c 'echo noise; %s' > '%s/s.gz'",
+			 tu_bin("blkreel-capture"), cf.loop, cf_workload(), cf.dir);
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+	cr_expect(strstr(err, "noise") != NULL, "the command's stdout should go to stderr: %s", err);
+	free(err);
+	char cmd[1024];
+	cf_counts c;
+	snprintf(cmd, sizeof cmd, "gzip -t '%s/s.gz' && zcat '%s/s.gz' | blkparse -i -", cf.dir, cf.dir);
+	blkparse_counts(cmd, &c, NULL);
+	check_exact(&c, "-o - | zcat | blkparse");
+}

@@ -53,7 +53,8 @@ static int reserve(br_event **buf, size_t *cap, size_t need)
 /* Merge the sorted batch into hold, then write what is older than limit. */
 static void drain(tracelog *tl, br_event *batch, size_t n, uint64_t limit)
 {
-	qsort(batch, n, sizeof *batch, by_time);
+	if (n)
+		qsort(batch, n, sizeof *batch, by_time);
 	if (reserve(&tl->tmp, &tl->captmp, tl->nhold + n) || reserve(&tl->hold, &tl->caphold, tl->nhold + n)) {
 		if (!tl->rc)
 			tl->rc = br_error_set(&tl->err, BR_ENOMEM, 0, NULL, -1, "replay trace: out of memory");
@@ -81,7 +82,8 @@ static void drain(tracelog *tl, br_event *batch, size_t n, uint64_t limit)
 		if (!tl->rc)
 			tl->rc = br_writer_write(tl->w, ev, &tl->err);
 	}
-	memmove(tl->hold, tl->hold + w, (tl->nhold - w) * sizeof *tl->hold);
+	if (w && w < tl->nhold)
+		memmove(tl->hold, tl->hold + w, (tl->nhold - w) * sizeof *tl->hold);
 	tl->nhold -= w;
 }
 

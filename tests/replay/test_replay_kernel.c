@@ -183,8 +183,9 @@ Test(replay_kernel, refuses_signature_and_mounted)
 	int rc = rf_replay(&out, &err, "'%s' -d %s", trace, dev);
 	cr_assert_eq(rc, 1, "%s", out);
 	cr_assert(strstr(err, "ext2/3/4") && strstr(err, "--force"), "%s", err);
+	free(out);
 	free(err);
-	err = NULL;
+	out = err = NULL;
 	/* --force replays it (reads only) */
 	rc = rf_replay(NULL, &err, "'%s' -d %s --force --no-stall -q", trace, dev);
 	cr_assert_eq(rc, 0, "%s", err);
@@ -199,8 +200,9 @@ Test(replay_kernel, refuses_signature_and_mounted)
 	rc = rf_replay(&out, &err, "'%s' -d %s --write", trace, dev);
 	cr_assert_eq(rc, 1);
 	cr_assert(strstr(err, "mounted on"), "%s", err);
+	free(out);
 	free(err);
-	err = NULL;
+	out = err = NULL;
 	rc = rf_replay(&out, &err, "'%s' -d %s --force --no-stall -q", trace, dev);
 	cr_assert_eq(rc, 0, "--force reads a mounted device: %s", err);
 	free(out);
@@ -217,8 +219,9 @@ Test(replay_kernel, replay_trace_readable_and_json)
 	int rc = rf_replay(&out, &err, "'%s' -d %s --write --no-stall -o '%s' --report '%s' -q", trace,
 			   dev, o, rep);
 	cr_assert_eq(rc, 0, "%s", err);
+	free(out);
 	free(err);
-	err = NULL;
+	out = err = NULL;
 	cr_assert_eq(tu_runf(NULL, NULL, &err, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'",
 			     rep), 0, "%s", err);
 	free(err);

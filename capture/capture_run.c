@@ -290,6 +290,143 @@ static void summary(session *s, double secs)
 		total ? " - events were lost" : "");
 }
 
+/* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
+ * the reason said and nothing left behind. */
+static int open_session(session *s)
+{
+	const capture_cli *cli = s->cli;
+	br_error err;
+	br_error_clear(&err);
+	for (size_t i = 0; i < cap_nbackends; i++)
+		if (!cap_backend_valid(cap_backends[i])) {
+			fprintf(stderr, "blkreel-capture: backend %s lacks a required hook\n", cap_backends[i]->name);
+			return 1;
+		}
+	if (!cli->quiet && cap_kstate_leftovers(NULL) > 0) {
+		cap_kstate_leftovers(stderr);
+		fprintf(stderr, "blkreel-capture: run 'blkreel-capture --cleanup' to restore it\n");
+	}
+	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, &err)) {
+		say_error("cannot create the output", &err);
+		return 1;
+	}
+	cap_signals_install();
+	if (choose_backend(s, &err)) {
+		say_error(NULL, &err);
+		cap_outputs_abort(&s->out);
+		return 1;
+	}
+	/* The spool is noted too, so that after a kill -9 --cleanup can finish it. */
+	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
+		say_error("warning: cannot record the spool in the state file", &err);
+	cap_sink_opts so = {
+		.cfg = &s->cfg,
+		.filter = !(s->be->flags & CAP_KERNEL_FILTER),
+		.sequence = !(s->be->flags & CAP_HAS_SEQUENCE),
+		.names = !(s->be->flags & CAP_HAS_NAMES),
+		.comm = s->be->comm,
+		.comm_state = s->st,
+		.out = { s->out.live[0], s->out.live[1] },
+		.nout = s->out.nlive,
+		.window_ns = REORDER_WINDOW_NS,
+	};
+	if (cap_sink_new(&s->sink, &so, &err)) {
+		say_error(NULL, &err);
+		release_backend(s);
+		cap_outputs_abort(&s->out);
+		cap_kstate_forget_spool(&s->ks);
+		return 1;
+	}
+	if (!cli->quiet) {
+		fprintf(stderr, "blkreel-capture: tracing");
+		for (size_t i = 0; i < s->cfg.ndevices; i++)
+			fprintf(stderr, " %s", s->cfg.devices[i].name);
+		fprintf(stderr, " with the %s backend\n", s->be->name);
+	}
+	return 0;
+}
+
+/* Tracing: start the command, run the loop. false when it ended on an error. */
+static bool run_session(session *s)
+{
+	br_error err;
+	br_error_clear(&err);
+	s->t0 = now_ns();
+	const capture_cli *cli = s->cli;
+	if (cli->command &&
+	    cap_command_start(cli->command, strcmp(s->out.gz_path, "-") == 0, &s->child, &err)) {
+		say_error(NULL, &err);
+		return false;
+	}
+	if (trace_loop(s, &err)) {
+		say_error("capture stopped", &err);
+		return false;
+	}
+	return true;
+}
+
+/* The command outlived the capture (a signal, -w, an error): it gets the
+ * same signal, or SIGTERM, at once; stop_command_wait collects it. */
+static void stop_command(session *s, int sig)
+{
+	if (s->child > 0 && !s->child_done)
+		kill(s->child, sig ? sig : SIGTERM);
+}
+
+static void stop_command_wait(session *s)
+{
+	if (s->child <= 0 || s->child_done)
+		return;
+	if (cap_command_wait(s->child, 5000, &s->child_status))
+		s->child_done = true;
+	else
+		fprintf(stderr, "blkreel-capture: %s (pid %d) is still running\n", s->cli->command[0], (int)s->child);
+}
+
+/* After tracing, whatever happened: drain, write the drops record, put the
+ * kernel back, finish the files, say what was captured. false on any
+ * failure; *total_drops gets the events lost. */
+static bool close_session(session *s, double secs, uint64_t *total_drops)
+{
+	const capture_cli *cli = s->cli;
+	br_error err;
+	br_error_clear(&err);
+	bool ok = true;
+	if (drain(s, &err)) {
+		say_error("draining the buffers", &err);
+		ok = false;
+	}
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	char drops[512], note[600];
+	drops_text(s, drops, sizeof drops, total_drops);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)", drops, s->be->name);
+	if (ok && cap_sink_message(s->sink, note, &err)) {
+		say_error(NULL, &err);
+		ok = false;
+	}
+	const char *be_name = s->be->name;
+	if (release_backend(s))
+		ok = false;
+	s->bytes_written = s->out.nlive ? br_writer_bytes(s->out.live[0]) : 0;
+	if (s->out.spooling && !cli->quiet)
+		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s->out.gz_path);
+	if (cap_outputs_close(&s->out, &err)) {
+		say_error("finishing the output", &err);
+		ok = false;
+	}
+	cap_kstate_forget_spool(&s->ks);
+	struct stat fst;
+	if (strcmp(s->out.gz_path, "-") && stat(s->out.gz_path, &fst) == 0)
+		s->bytes_written = (uint64_t)fst.st_size;
+	if (!cli->quiet) {
+		s->be = &(cap_backend_ops){ .name = be_name };
+		summary(s, secs);
+		s->be = NULL;
+	}
+	return ok;
+}
+
 int capture_run(const capture_cli *cli)
 {
 	if (cli->cleanup)
@@ -301,130 +438,35 @@ int capture_run(const capture_cli *cli)
 	s.lock_fd = -1;
 	br_error err;
 	br_error_clear(&err);
-	int rc;
 	if (cli->list_backends && cli->ndevices == 0)
 		return capture_list_backends(&s.cfg);
-	if ((rc = cap_check_privileges(&err)) || (rc = setup_config(&s, &err))) {
+	if (cap_check_privileges(&err) || setup_config(&s, &err)) {
 		say_error(NULL, &err);
 		free(s.drops);
 		return 1;
 	}
 	if (cli->list_backends) {
 		s.cfg.log = NULL;
-		rc = capture_list_backends(&s.cfg);
+		int rc = capture_list_backends(&s.cfg);
 		free(s.drops);
 		return rc;
 	}
-	for (size_t i = 0; i < cap_nbackends; i++)
-		if (!cap_backend_valid(cap_backends[i])) {
-			fprintf(stderr, "blkreel-capture: backend %s lacks a required hook\n", cap_backends[i]->name);
-			free(s.drops);
-			return 1;
-		}
-	if (!cli->quiet && cap_kstate_leftovers(NULL) > 0) {
-		cap_kstate_leftovers(stderr);
-		fprintf(stderr, "blkreel-capture: run 'blkreel-capture --cleanup' to restore it\n");
-	}
-	if ((rc = cap_outputs_open(&s.out, cli, s.cfg.devices[0].name, &err))) {
-		say_error("cannot create the output", &err);
+	if (open_session(&s)) {
 		free(s.drops);
 		return 1;
 	}
-	cap_signals_install();
-	if ((rc = choose_backend(&s, &err))) {
-		say_error(NULL, &err);
-		cap_outputs_abort(&s.out);
-		free(s.drops);
-		return 1;
-	}
-	/* The spool is noted too, so that after a kill -9 --cleanup can finish it. */
-	if (s.out.spooling && cap_kstate_note_spool(&s.ks, s.out.spool_path, &err))
-		say_error("warning: cannot record the spool in the state file", &err);
-	cap_sink_opts so = {
-		.cfg = &s.cfg,
-		.filter = !(s.be->flags & CAP_KERNEL_FILTER),
-		.sequence = !(s.be->flags & CAP_HAS_SEQUENCE),
-		.names = !(s.be->flags & CAP_HAS_NAMES),
-		.comm = s.be->comm,
-		.comm_state = s.st,
-		.out = { s.out.live[0], s.out.live[1] },
-		.nout = s.out.nlive,
-		.window_ns = REORDER_WINDOW_NS,
-	};
-	int result = 0;
-	if ((rc = cap_sink_new(&s.sink, &so, &err))) {
-		say_error(NULL, &err);
-		release_backend(&s);
-		cap_outputs_abort(&s.out);
-		cap_kstate_forget_spool(&s.ks);
-		free(s.drops);
-		return 1;
-	}
-	if (!cli->quiet) {
-		fprintf(stderr, "blkreel-capture: tracing");
-		for (size_t i = 0; i < s.cfg.ndevices; i++)
-			fprintf(stderr, " %s", s.cfg.devices[i].name);
-		fprintf(stderr, " with the %s backend\n", s.be->name);
-	}
-	s.t0 = now_ns();
-	bool failed = false;
-	if (cli->command &&
-	    (rc = cap_command_start(cli->command, strcmp(s.out.gz_path, "-") == 0, &s.child, &err))) {
-		say_error(NULL, &err);
-		failed = true;
-	}
-	if (!failed && (rc = trace_loop(&s, &err))) {
-		say_error("capture stopped", &err);
-		failed = true;
-	}
+	bool ok = run_session(&s);
 	double secs = (double)(now_ns() - s.t0) / 1e9;
-	/* From here on every step runs whatever happened before it. */
-	if ((rc = drain(&s, &err))) {
-		say_error("draining the buffers", &err);
-		failed = true;
-	}
-	memset(s.drops, 0, s.cfg.ncpu * sizeof *s.drops);
-	s.be->drops(s.st, s.drops, s.cfg.ncpu);
-	char drops[512], note[600];
-	uint64_t total_drops;
-	drops_text(&s, drops, sizeof drops, &total_drops);
-	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)", drops, s.be->name);
-	if (!failed && (rc = cap_sink_message(s.sink, note, &err))) {
-		say_error(NULL, &err);
-		failed = true;
-	}
-	const char *be_name = s.be->name;
-	if (release_backend(&s))
-		failed = true;
-	s.bytes_written = s.out.nlive ? br_writer_bytes(s.out.live[0]) : 0;
-	if (s.out.spooling && !cli->quiet)
-		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s.out.gz_path);
-	if ((rc = cap_outputs_close(&s.out, &err))) {
-		say_error("finishing the output", &err);
-		failed = true;
-	}
-	cap_kstate_forget_spool(&s.ks);
-	struct stat fst;
-	if (strcmp(s.out.gz_path, "-") && stat(s.out.gz_path, &fst) == 0)
-		s.bytes_written = (uint64_t)fst.st_size;
-	if (!cli->quiet) {
-		s.be = &(cap_backend_ops){ .name = be_name };
-		summary(&s, secs);
-	}
 	int sig = cap_signal_pending();
-	if (s.child > 0 && !s.child_done) {
-		/* We stop first (signal, error); the command gets the same signal, or
-		 * SIGTERM after an error, and a few seconds to end. */
-		kill(s.child, sig ? sig : SIGTERM);
-		if (cap_command_wait(s.child, 5000, &s.child_status))
-			s.child_done = true;
-		else
-			fprintf(stderr, "blkreel-capture: %s (pid %d) is still running\n", cli->command[0],
-				(int)s.child);
-	}
+	stop_command(&s, sig);
+	uint64_t total_drops = 0;
+	ok = close_session(&s, secs, &total_drops) && ok;
+	stop_command_wait(&s);
 	cap_sink_free(s.sink);
 	free(s.drops);
-	if (failed)
+
+	int result = 0;
+	if (!ok)
 		result = 1;
 	else if (sig)
 		result = 128 + sig;

@@ -241,6 +241,8 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		return usage_error("%s", "give one -d, or --map for each device, not both");
 	if (o->nmaps > PLAN_MAX_TARGETS)
 		return usage_error("%s", "too many --map targets");
+	if (o->output && strcmp(o->output, "-") == 0 && !o->quiet)
+		return usage_error("%s", "-o - and the text report would both go to standard output (add -q)");
 	if (o->no_stall && o->closed)
 		return usage_error("%s", "--no-stall and --closed do not go together");
 	return CLI_OK;

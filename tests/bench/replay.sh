@@ -75,6 +75,7 @@ timed() { # timed NAME CMD... : run under capture and /usr/bin/time
 
 # ---- timed replays -------------------------------------------------------------------------
 timed ours "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --report "$W/ours.json"
+timed ours_closed "$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --closed --report "$W/ours_closed.json"
 timed fio fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" --ioengine=libaio \
     --iodepth=32 --direct=1 --minimal
 if command -v btrecord >/dev/null && command -v btreplay >/dev/null; then
@@ -94,5 +95,6 @@ timed fio_fast fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$
     --iodepth=32 --direct=1 --replay_no_stall=1 --minimal
 [[ -e $W/btreplay.fail ]] && cp "$W/btreplay.fail" "$W/btreplay_fast.fail" || timed btreplay_fast timeout -s KILL $((RUNTIME * 3 + 30)) btreplay -d "$W/rec" -M "$W/map" -W -N "$S"
 
+echo "blkreel-replay's own report (timed): $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["issue_error_ns"]; print("issue error p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f ms; drift %+.4f %%; in flight max %d" % (e["p50"]/1e3, e["p90"]/1e3, e["p99"]/1e3, e["max"]/1e6, d["drift_pct"], d["inflight"]["max"]))' "$W/ours.json" 2>/dev/null || echo n/a)"
 python3 "$HERE/tests/bench/replay_compare.py" --parse "$PARSE" --dir "$W" \
-    --orig orig --timed ours fio btreplay --fast ours_fast fio_fast btreplay_fast
+    --orig orig --timed ours ours_closed fio btreplay --fast ours_fast fio_fast btreplay_fast

@@ -46,6 +46,23 @@ void br_hist_add(br_hist *h, uint64_t v)
 	h->bins[br_hist_bin(v)]++;
 }
 
+void br_hist_add_n(br_hist *h, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return;
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (!h->count || v > h->max)
+		h->max = v;
+	h->count += n;
+	h->sum += (double)v * (double)n;
+	/* bins are 32-bit: a bin full to the brim stays full rather than
+	 * wrapping to a small count (quantiles then err towards max) */
+	uint32_t *bin = &h->bins[br_hist_bin(v)];
+	uint64_t room = UINT32_MAX - *bin;
+	*bin += (uint32_t)(n < room ? n : room);
+}
+
 void br_hist_merge(br_hist *into, const br_hist *from)
 {
 	if (!from->count)

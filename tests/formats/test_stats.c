@@ -412,3 +412,20 @@ Test(stats, latency_per_bucket)
 	cr_expect_eq(s.b[2].q2c->count, 1);
 	br_stats_series_free(&s);
 }
+
+Test(hist, add_n_is_n_adds)
+{
+	br_hist a, b;
+	br_hist_clear(&a);
+	br_hist_clear(&b);
+	for (int k = 0; k < 5; k++)
+		br_hist_add(&a, 1234);
+	br_hist_add(&a, 7);
+	br_hist_add_n(&b, 1234, 5);
+	br_hist_add_n(&b, 99, 0); /* nothing */
+	br_hist_add_n(&b, 7, 1);
+	cr_expect_eq(memcmp(&a, &b, sizeof a), 0);
+	cr_expect_eq(b.count, 6);
+	cr_expect_eq(b.min, 7);
+	cr_expect_eq(b.max, 1234);
+}

@@ -59,6 +59,8 @@ typedef struct br_hist {
 
 void br_hist_clear(br_hist *h);
 void br_hist_add(br_hist *h, uint64_t value);
+/* Add value n times (one bin update, as n calls of br_hist_add). */
+void br_hist_add_n(br_hist *h, uint64_t value, uint64_t n);
 void br_hist_merge(br_hist *into, const br_hist *from);
 /* Value at quantile q in [0,1]: the middle of the bin holding it, clamped
  * to [min, max]; 0 when empty. */

@@ -110,7 +110,8 @@ static void timing(FILE *out, const replay_result *r, const fidelity *f)
 	else
 		fprintf(out, "  in flight      avg %.2f max %llu (trace: no completions to tell)\n",
 			f->inflight_avg, (unsigned long long)f->inflight_max);
-	fprintf(out, "  order          %llu inversions\n", (unsigned long long)r->inversions);
+	fprintf(out, "  order          %llu inversions as handed to the kernel (a capture shows the device's order)\n",
+		(unsigned long long)r->inversions);
 	static const char *dir[2] = { "read", "write" };
 	for (int i = 0; i < 2; i++)
 		if (f->lat[i].n)

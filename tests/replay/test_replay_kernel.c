@@ -423,3 +423,22 @@ Test(replay_kernel, foreign_load_trace_onto_file)
 	free(out);
 	free(err);
 }
+
+/* The trace read twice (scan, then replay) also works from standard input. */
+Test(replay_kernel, trace_from_stdin)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root (the other cases use loop devices)");
+	const char *img = rf_path("file.img");
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "truncate -s 64M '%s'", img), 0);
+	const char *trace = rf_trace("t.blktrace");
+	const char *rep = rf_path("r.json");
+	char *err = NULL;
+	char replay[1024];
+	snprintf(replay, sizeof replay, "%s", tu_bin("blkreel-replay"));
+	int rc = tu_runf(NULL, NULL, &err, "'%s' --no-progress -q - -d '%s' --no-stall --report '%s' < '%s'",
+			 replay, img, rep, trace);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(rf_json(rep, "['issued']['read']"), count_kind('R'));
+	free(err);
+}

@@ -1,6 +1,6 @@
-/* run.c — the replay from start to end: targets and safety checks, the
- * checking scan, engine and buffers, the streaming planner feeding the
- * timing thread, then the report. Every path closes what it opened. */
+/* run.c — the replay from start to end: setup (setup.c), the checking scan,
+ * the streaming planner feeding the timing thread, then the report. Every
+ * path closes what it opened. */
 #include "run.h"
 
 #include <pthread.h>
@@ -10,33 +10,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "blkreel/progress.h"
 #include "blkreel/reader.h"
 #include "clock.h"
 #include "report.h"
-#include "safety.h"
+#include "run_ctx.h"
 #include "scan.h"
-#include "session.h"
 #include "spool.h"
 
 #define RING_ITEMS 65536
 #define DEFAULT_DEPTH 256
-
-typedef struct run_ctx {
-	const replay_opts *o;
-	const char **inputs;
-	char spool[512];
-	target targets[PLAN_MAX_TARGETS];
-	size_t ntargets;
-	plan_map maps[PLAN_MAX_TARGETS];
-	plan_cfg cfg;
-	plan_totals scan;
-	session s;
-	void *bufmem;
-	bool ring_up, stats_up, engine_up;
-	br_progress progress;
-	double cpu_used;
-} run_ctx;
 
 static int fail(const br_error *err)
 {
@@ -51,102 +33,6 @@ static double cpu_seconds(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static int open_targets(run_ctx *c, br_error *err)
-{
-	const replay_opts *o = c->o;
-	for (size_t i = 0; i < o->nmaps; i++) {
-		size_t ti = c->ntargets;
-		for (size_t j = 0; j < c->ntargets; j++)
-			if (strcmp(c->targets[j].path, o->maps[i].path) == 0)
-				ti = j;
-		c->maps[i] = (plan_map){ .dev = o->maps[i].dev, .any = o->maps[i].any,
-					 .target = (uint16_t)ti };
-		if (ti < c->ntargets)
-			continue;
-		target *t = &c->targets[c->ntargets];
-		int rc = target_stat(t, o->maps[i].path, err);
-		if (!rc && !o->force)
-			rc = safety_check_use(t, err);
-		if (!rc)
-			rc = target_open(t, o->write, !o->force, err);
-		if (rc)
-			return rc;
-		c->ntargets++;
-	}
-	return 0;
-}
-
-static int check_content(run_ctx *c, br_error *err)
-{
-	if (c->o->force)
-		return 0;
-	for (size_t i = 0; i < c->ntargets; i++) {
-		int rc = safety_check_content(&c->targets[i], c->o->write, c->scan.devices,
-					      c->scan.ndevices, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int setup_buffers(run_ctx *c, br_error *err)
-{
-	session *s = &c->s;
-	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
-	if (!len)
-		len = 4096;
-	if (posix_memalign(&c->bufmem, 4096, len * s->depth))
-		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory for %u buffers of %zu bytes",
-				    s->depth, len);
-	s->ios = calloc(s->depth, sizeof *s->ios);
-	s->free_slots = calloc(s->depth, sizeof *s->free_slots);
-	if (!s->ios || !s->free_slots)
-		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
-	memset(c->bufmem, 0, len * s->depth);
-	for (unsigned i = 0; i < s->depth; i++) {
-		s->ios[i].slot = i;
-		s->ios[i].buf = (char *)c->bufmem + (size_t)i * len;
-		s->free_slots[i] = s->depth - 1 - i;
-	}
-	s->nfree = s->depth;
-	return 0;
-}
-
-static int start_engine(run_ctx *c, struct iovec *iov, br_error *err)
-{
-	session *s = &c->s;
-	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
-	for (unsigned i = 0; i < s->depth; i++)
-		iov[i] = (struct iovec){ s->ios[i].buf, len ? len : 4096 };
-	engine_cfg cfg = { .depth = s->depth, .bufs = iov, .threads = c->o->threads,
-			   .complete = session_complete, .ctx = s };
-	for (size_t i = 0; engine_list[i]; i++) {
-		const engine_ops *e = engine_list[i];
-		if (c->o->engine && strcmp(c->o->engine, e->name))
-			continue;
-		if (engine_check(e))
-			continue;
-		s->eng_state = calloc(1, e->state_size);
-		if (!s->eng_state)
-			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
-		int rc = e->init(s->eng_state, &cfg, err);
-		if (!rc) {
-			s->eng = e;
-			c->engine_up = true;
-			return 0;
-		}
-		free(s->eng_state);
-		s->eng_state = NULL;
-		if (c->o->engine || !engine_list[i + 1])
-			return rc;
-		char msg[1024];
-		fprintf(stderr, "blkreel-replay: %s unavailable (%s); using %s\n", e->name,
-			br_error_format(err, msg, sizeof msg), engine_list[i + 1]->name);
-		br_error_clear(err);
-	}
-	return br_error_set(err, BR_EINVAL, 0, NULL, -1, "no IO engine available");
 }
 
 /* The streaming planner: read the trace again, push items to the timing
@@ -319,7 +205,7 @@ static int prepare(run_ctx *c, br_error *err)
 			c->inputs[i] = c->spool;
 		}
 	}
-	int rc = open_targets(c, err);
+	int rc = setup_targets(c, err);
 	if (rc)
 		return rc;
 	c->cfg = (plan_cfg){
@@ -333,7 +219,7 @@ static int prepare(run_ctx *c, br_error *err)
 	memcpy(c->cfg.max_end, c->scan.max_end, sizeof c->cfg.max_end);
 	rc = scan_check(&c->scan, &c->cfg, err);
 	if (!rc)
-		rc = check_content(c, err);
+		rc = setup_check_content(c, err);
 	if (rc)
 		return rc;
 	if (c->scan.ndevices > 1 && o->nmaps == 1 && o->maps[0].any)
@@ -368,7 +254,7 @@ static int prepare(run_ctx *c, br_error *err)
 	struct iovec *iov = calloc(s->depth, sizeof *iov);
 	if (!iov)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
-	rc = start_engine(c, iov, err);
+	rc = setup_engine(c, iov, err);
 	free(iov);
 	return rc;
 }

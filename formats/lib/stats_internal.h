@@ -6,7 +6,9 @@
 
 /* ---- open IOs, found by (device, start sector) and (device, end) ---- */
 #define PAIR_NIL UINT32_MAX
-enum { IO_HAS_Q = 1, IO_HAS_D = 2, IO_REMAPPED = 4 };
+/* IO_FLUSH: a flush request of the flush machinery (D "FN": flush, no
+ * write, no data), which its own C "FN" ends, not an empty bio's C. */
+enum { IO_HAS_Q = 1, IO_HAS_D = 2, IO_REMAPPED = 4, IO_FLUSH = 8 };
 
 typedef struct open_io {
 	uint64_t start, end;      /* sectors [start, end) */
@@ -35,6 +37,13 @@ uint32_t pair_find_start(const pair_table *t, uint32_t dev, uint64_t start,
 			 uint32_t mask, uint32_t want, uint32_t except);
 uint32_t pair_find_end(const pair_table *t, uint32_t dev, uint64_t end,
 		       uint32_t mask, uint32_t want, uint32_t except);
+/* First open empty IO ([sec, sec)) whose flags & mask == want; the _oldest
+ * variant picks the one with the earliest Q (several empty preflush bios
+ * can wait at one sector, and the flush machinery ends them in order). */
+uint32_t pair_find_empty(const pair_table *t, uint32_t dev, uint64_t sec,
+			 uint32_t mask, uint32_t want);
+uint32_t pair_find_empty_oldest(const pair_table *t, uint32_t dev, uint64_t sec,
+				uint32_t mask, uint32_t want);
 /* Change the keys of a linked entry. */
 void pair_rekey(pair_table *t, uint32_t i, uint32_t dev, uint64_t start, uint64_t end);
 

@@ -28,16 +28,60 @@ static void absorb(pair_table *t, uint32_t r, uint32_t b)
 	pair_free(t, b);
 }
 
+/* A flush request of the flush machinery ("FN": flush, no write, no
+ * data), as opposed to an empty bio's own request (Q "FWS"). The block
+ * layer issues it at sector 0 with no Q, before (preflush) or after (FUA
+ * emulation) a write; one can serve several waiting bios. */
+static bool flush_request(const br_event *ev)
+{
+	return !ev->bytes && br_event_is_flush(ev) && !br_event_is_write(ev);
+}
+
+/* Which open IO an empty completion ends (PAIR_NIL: none). Never one with
+ * sectors: an empty C at a sector where a data request starts is the end
+ * record of some other bio, and ending the data request with it would cut
+ * its D2C short and drop it from the in-flight count.
+ *  - "C FN" ends an issued flush request at its sector, or at 0: flushes
+ *    are issued at 0 and, on newer kernels, completed at sector ~0.
+ *  - Any other empty C ends an issued empty request at its sector, else
+ *    the oldest empty bio waiting there (a preflush bio, "Q FWS", that a
+ *    flush request served: it was never issued itself). */
+static uint32_t empty_target(const pair_table *t, const br_event *ev)
+{
+	uint32_t dev = ev->device;
+	uint64_t sec = ev->sector;
+	if (flush_request(ev)) {
+		uint32_t i = pair_find_empty(t, dev, sec, IO_HAS_D | IO_FLUSH, IO_HAS_D | IO_FLUSH);
+		if (i == PAIR_NIL && sec)
+			i = pair_find_empty(t, dev, 0, IO_HAS_D | IO_FLUSH, IO_HAS_D | IO_FLUSH);
+		return i;
+	}
+	uint32_t i = pair_find_empty(t, dev, sec, IO_HAS_D | IO_FLUSH, IO_HAS_D);
+	return i != PAIR_NIL ? i : pair_find_empty_oldest(t, dev, sec, IO_HAS_D, 0);
+}
+
 static int on_complete(br_stats *s, const br_event *ev, uint32_t dev, uint64_t sec, uint64_t len)
 {
 	pair_table *t = &s->pt;
-	uint32_t i = pair_find_start(t, dev, sec, IO_HAS_D, IO_HAS_D, PAIR_NIL);
-	if (i == PAIR_NIL)
-		i = pair_find_start(t, dev, sec, 0, 0, PAIR_NIL);
+	uint32_t i;
 	s->t.completed++;
-	if (i == PAIR_NIL) {
-		s->t.orphan_completions++;
-		return 0;
+	if (!len) {
+		i = empty_target(t, ev);
+		if (i == PAIR_NIL) {
+			/* the second, empty C of a bio whose request completed
+			 * with its data before (preflush and FUA writes log
+			 * one): nothing is missing, so not an orphan */
+			s->t.empty_completions++;
+			return 0;
+		}
+	} else {
+		i = pair_find_start(t, dev, sec, IO_HAS_D, IO_HAS_D, PAIR_NIL);
+		if (i == PAIR_NIL)
+			i = pair_find_start(t, dev, sec, 0, 0, PAIR_NIL);
+		if (i == PAIR_NIL) {
+			s->t.orphan_completions++;
+			return 0;
+		}
 	}
 	open_io *o = &t->io[i];
 	if (len && sec + len < o->end) { /* partial completion: the rest stays open */
@@ -150,15 +194,24 @@ int stats_pair_event(br_stats *s, const br_event *ev, br_error *err)
 		if (s->cur_inflight)
 			s->cur_inflight--;
 		return 0;
-	case __BLK_TA_ISSUE:
+	case __BLK_TA_ISSUE: {
 		s->t.issued++;
-		i = pair_find_start(t, dev, sec, IO_HAS_D, 0, PAIR_NIL);
+		/* A flush request is a request of its own: it has no Q, and
+		 * the empty preflush bios waiting at sector 0 end later with
+		 * their own empty completions, so it must not take them. */
+		bool fn = flush_request(ev);
+		i = fn ? PAIR_NIL : pair_find_start(t, dev, sec, IO_HAS_D, 0, PAIR_NIL);
 		if (i == PAIR_NIL) {
-			i = pair_find_start(t, dev, sec, IO_HAS_D, IO_HAS_D, PAIR_NIL);
-			if (i != PAIR_NIL) { /* issued twice without a requeue */
+			/* issued twice without a requeue; not for empty
+			 * requests, several of which can be in flight at one
+			 * sector (every flush is issued at 0): each is new */
+			i = len ? pair_find_start(t, dev, sec, IO_HAS_D, IO_HAS_D, PAIR_NIL) : PAIR_NIL;
+			if (i != PAIR_NIL) {
 				t->io[i].d = ev->time;
 				return 0;
 			}
+			/* flush requests count here too: they never have a
+			 * Q (reports explain D2C counts with this number) */
 			s->t.orphan_issues++;
 			i = pair_new(t, dev, sec, sec + len);
 			if (i == PAIR_NIL)
@@ -166,7 +219,7 @@ int stats_pair_event(br_stats *s, const br_event *ev, br_error *err)
 		} else if (len && t->io[i].end != sec + len) {
 			pair_rekey(t, i, dev, sec, sec + len);
 		}
-		t->io[i].flags |= IO_HAS_D;
+		t->io[i].flags |= IO_HAS_D | (fn ? IO_FLUSH : 0);
 		t->io[i].d = ev->time;
 		stats_inflight_advance(s, ev->time);
 		s->cur_inflight++;
@@ -180,6 +233,7 @@ int stats_pair_event(br_stats *s, const br_event *ev, br_error *err)
 				s->t.inflight_max = s->cur_inflight;
 		}
 		return 0;
+	}
 	case __BLK_TA_COMPLETE:
 		if (on_complete(s, ev, dev, sec, len))
 			goto nomem;

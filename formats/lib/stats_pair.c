@@ -145,6 +145,33 @@ uint32_t pair_find_start(const pair_table *t, uint32_t dev, uint64_t start,
 	return PAIR_NIL;
 }
 
+uint32_t pair_find_empty(const pair_table *t, uint32_t dev, uint64_t sec,
+			 uint32_t mask, uint32_t want)
+{
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->io[i].next_s) {
+		const open_io *o = &t->io[i];
+		if (o->start == sec && o->end == sec && o->dev == dev && (o->flags & mask) == want)
+			return i;
+	}
+	return PAIR_NIL;
+}
+
+uint32_t pair_find_empty_oldest(const pair_table *t, uint32_t dev, uint64_t sec,
+				uint32_t mask, uint32_t want)
+{
+	uint32_t best = PAIR_NIL;
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->io[i].next_s) {
+		const open_io *o = &t->io[i];
+		if (o->start != sec || o->end != sec || o->dev != dev || (o->flags & mask) != want)
+			continue;
+		/* q is 0 without a Q, so those count as oldest; chains are
+		 * newest first, hence <= to keep the oldest of equal times */
+		if (best == PAIR_NIL || o->q <= t->io[best].q)
+			best = i;
+	}
+	return best;
+}
+
 uint32_t pair_find_end(const pair_table *t, uint32_t dev, uint64_t end,
 		       uint32_t mask, uint32_t want, uint32_t except)
 {

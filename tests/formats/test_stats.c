@@ -3,13 +3,19 @@
  * the last partial bucket, seeks with the 128-sector rule, Q→D→C pairing
  * with merges, splits, remaps, requeues and IOs that never complete, the
  * in-flight integral, the histogram, coarsening, and the event-kind
- * fallback. */
+ * fallback; flushes and empty completions as the kernel logs them; and,
+ * on the real samples, the in-flight average against a plain count. */
 #include <criterion/criterion.h>
 #include <endian.h>
+#include <glob.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "blkreel/reader.h"
 #include "blkreel/stats.h"
+#include "testutil.h"
 
 #define MS 1000000ull
 #define US 1000ull
@@ -428,4 +434,232 @@ Test(hist, add_n_is_n_adds)
 	cr_expect_eq(b.count, 6);
 	cr_expect_eq(b.min, 7);
 	cr_expect_eq(b.max, 1234);
+}
+
+/* ---- flushes and empty completions ------------------------------------------
+ * As the tracer logs them (samples/README.md): a flush request is "D FN" at
+ * sector 0 with no data and no Q, completed by "C FN" at sector 0 (older
+ * kernels) or ~0 (newer); the empty preflush bios it served ("Q FWS") end
+ * with their own empty C at 0; a preflush write ("FWFSM") completes once
+ * with its data and once more empty ("C WSM 229396 [0]"). Each case below
+ * is a small trace with its answers worked out by hand (times in us). */
+#define FN (BLK_TC_ACT(BLK_TC_READ) | BLK_TC_ACT(BLK_TC_FLUSH))
+#define FWS (W | BLK_TC_ACT(BLK_TC_FLUSH) | BLK_TC_ACT(BLK_TC_SYNC))
+#define FWFSM (FWS | BLK_TC_ACT(BLK_TC_FUA) | BLK_TC_ACT(BLK_TC_META))
+#define WSM (W | BLK_TC_ACT(BLK_TC_SYNC) | BLK_TC_ACT(BLK_TC_META))
+#define WS (W | BLK_TC_ACT(BLK_TC_SYNC))
+#define NOWHERE UINT64_MAX /* a newer kernel's sector of "C FN" */
+
+typedef struct fev {
+	uint64_t t_us;
+	unsigned code;
+	uint32_t rw;
+	uint64_t sector;
+	uint32_t bytes;
+} fev;
+
+typedef struct flush_case {
+	const char *name;
+	fev ev[12];
+	size_t n;
+	double area_us;          /* in flight x us over the span */
+	uint32_t inflight_max;
+	uint64_t d2c_n, d2c_sum_us; /* the sum does not depend on which of two
+	                               flushes in flight a C is paired with */
+	uint64_t q2c_n, q2c_min_us;
+	uint64_t orphan_c, empty_c;
+	uint64_t orphan_d;       /* D with no Q: every flush request */
+	uint64_t still_open;
+} flush_case;
+
+static const flush_case flush_cases[] = {
+	{
+		/* Two preflush bios wait at 0; the flush request serves them
+		 * (in flight 3..7) and must not take either as its own: each
+		 * ends with its empty C, oldest first (Q2C 8 and 7). Then a
+		 * write in flight 11..20. Area 4 + 9 over 20 us. */
+		"newer kernel: C FN at ~0, preflush bios end after it",
+		{ { 0, __BLK_TA_QUEUE, FWS, 0, 0 },
+		  { 2, __BLK_TA_QUEUE, FWS, 0, 0 },
+		  { 3, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 7, __BLK_TA_COMPLETE, FN, NOWHERE, 0 },
+		  { 8, __BLK_TA_COMPLETE, WS, 0, 0 },
+		  { 9, __BLK_TA_COMPLETE, WS, 0, 0 },
+		  { 10, __BLK_TA_QUEUE, W, 800, 4096 },
+		  { 11, __BLK_TA_ISSUE, W, 800, 4096 },
+		  { 20, __BLK_TA_COMPLETE, W, 800, 4096 } },
+		9, 13, 1, 2, 4 + 9, 3, 7, 0, 0, 1, 0,
+	},
+	{
+		/* Two flushes in flight at once, both at sector 0: the second
+		 * D is a new request, not the first issued again. In flight
+		 * 1, 2, 1 over [0,2), [2,6), [6,8): area 2 + 8 + 2. */
+		"older kernel: C FN at 0, two flushes in flight",
+		{ { 0, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 2, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 6, __BLK_TA_COMPLETE, FN, 0, 0 },
+		  { 8, __BLK_TA_COMPLETE, FN, 0, 0 } },
+		4, 12, 2, 2, 6 + 6, 0, 0, 0, 0, 2, 0,
+	},
+	{
+		/* A journal write sent with preflush (and FUA, emulated by a
+		 * post-flush): preflush 1..4, data 5..7, post-flush 8..10,
+		 * then the bio's own empty C at its sector: an end record,
+		 * not an orphan. Area 3 + 2 + 2 over 11 us. */
+		"preflush write completes twice",
+		{ { 0, __BLK_TA_QUEUE, FWFSM, 1000, 4096 },
+		  { 1, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 4, __BLK_TA_COMPLETE, FN, NOWHERE, 0 },
+		  { 5, __BLK_TA_ISSUE, WSM, 1000, 4096 },
+		  { 7, __BLK_TA_COMPLETE, WSM, 1000, 4096 },
+		  { 8, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 10, __BLK_TA_COMPLETE, FN, NOWHERE, 0 },
+		  { 11, __BLK_TA_COMPLETE, WSM, 1000, 0 } },
+		8, 7, 1, 3, 3 + 2 + 2, 1, 7, 0, 1, 2, 0,
+	},
+	{
+		/* End records at sectors where other requests start: one
+		 * issued (in flight 1..9), one queued (issued at 5, in flight
+		 * 5..10). Neither empty C may end them. Area 4 + 8 + 1 over
+		 * 10 us; D2C 8 and 5; Q2C 9 and 8. */
+		"empty C next to requests with sectors",
+		{ { 0, __BLK_TA_QUEUE, W, 2000, 4096 },
+		  { 1, __BLK_TA_ISSUE, W, 2000, 4096 },
+		  { 2, __BLK_TA_QUEUE, W, 3000, 4096 },
+		  { 3, __BLK_TA_COMPLETE, WS, 2000, 0 },
+		  { 4, __BLK_TA_COMPLETE, WS, 3000, 0 },
+		  { 5, __BLK_TA_ISSUE, W, 3000, 4096 },
+		  { 9, __BLK_TA_COMPLETE, W, 2000, 4096 },
+		  { 10, __BLK_TA_COMPLETE, W, 3000, 4096 } },
+		8, 13, 2, 2, 8 + 5, 2, 8, 0, 2, 0, 0,
+	},
+	{
+		/* A flush request left in flight at the end is counted as
+		 * never completed, and an empty C with nothing open anywhere
+		 * is an end record; a C with sectors and nothing open is an
+		 * orphan. In flight 0..6 of 6 us. */
+		"open flush, end record, orphan",
+		{ { 0, __BLK_TA_ISSUE, FN, 0, 0 },
+		  { 2, __BLK_TA_COMPLETE, WS, 5000, 0 },
+		  { 6, __BLK_TA_COMPLETE, W, 5000, 4096 } },
+		3, 6, 1, 0, 0, 0, 0, 1, 1, 1, 1,
+	},
+};
+
+Test(stats, flushes_and_empty_completions)
+{
+	for (size_t c = 0; c < sizeof flush_cases / sizeof flush_cases[0]; c++) {
+		const flush_case *k = &flush_cases[c];
+		br_stats_free(S);
+		cr_assert_eq(br_stats_new(&S, NULL, &E), 0);
+		for (size_t e = 0; e < k->n; e++)
+			ev(k->ev[e].t_us * US, k->ev[e].code, k->ev[e].rw, k->ev[e].sector, k->ev[e].bytes);
+		const br_stats_totals *t = finish();
+		double span_us = (double)k->ev[k->n - 1].t_us - (double)k->ev[0].t_us;
+		cr_expect(fabs(t->inflight_avg - k->area_us / span_us) < 1e-9, "%s: in flight %.6f, want %.6f",
+			  k->name, t->inflight_avg, k->area_us / span_us);
+		cr_expect_eq(t->inflight_max, k->inflight_max, "%s: max %u", k->name, t->inflight_max);
+		cr_expect_eq(t->d2c.count, k->d2c_n, "%s: D2C count %llu", k->name,
+			     (unsigned long long)t->d2c.count);
+		cr_expect(fabs(t->d2c.sum - (double)(k->d2c_sum_us * US)) < 1e-6, "%s: D2C sum %.0f ns",
+			  k->name, t->d2c.sum);
+		cr_expect_eq(t->q2c.count, k->q2c_n, "%s: Q2C count %llu", k->name,
+			     (unsigned long long)t->q2c.count);
+		if (k->q2c_n)
+			cr_expect_eq(t->q2c.min, k->q2c_min_us * US, "%s: Q2C min %llu ns", k->name,
+				     (unsigned long long)t->q2c.min);
+		cr_expect_eq(t->orphan_completions, k->orphan_c, "%s: orphan C %llu", k->name,
+			     (unsigned long long)t->orphan_completions);
+		cr_expect_eq(t->empty_completions, k->empty_c, "%s: empty C %llu", k->name,
+			     (unsigned long long)t->empty_completions);
+		cr_expect_eq(t->orphan_issues, k->orphan_d, "%s: orphan D %llu", k->name,
+			     (unsigned long long)t->orphan_issues);
+		cr_expect_eq(t->never_issued + t->never_completed, k->still_open, "%s: open %llu + %llu",
+			     k->name, (unsigned long long)t->never_issued,
+			     (unsigned long long)t->never_completed);
+	}
+}
+
+/* ---- the real samples ---------------------------------------------------------
+ * The time-weighted in-flight average must equal a plain count, integrated
+ * over time: +1 on every D, -1 on every R and on every C that carries
+ * sectors or ends a flush request ("C FN"). That count needs no pairing at
+ * all, so it catches pairing that leaves a request in flight forever or
+ * ends one early. The captures start before their workloads, so no
+ * completion in them is a real orphan either. */
+typedef struct plain_count {
+	bool started;
+	uint32_t depth, max;
+	uint64_t first, last;
+	double area;
+} plain_count;
+
+static void plain_add(plain_count *p, const br_event *e)
+{
+	if (!p->started) {
+		p->started = true;
+		p->first = p->last = e->time;
+	}
+	if (e->time > p->last) {
+		p->area += (double)p->depth * (double)(e->time - p->last);
+		p->last = e->time;
+	}
+	unsigned code = br_event_code(e);
+	bool ends_flush = br_event_is_flush(e) && !br_event_is_write(e);
+	if (code == __BLK_TA_ISSUE)
+		p->depth++;
+	else if (((code == __BLK_TA_COMPLETE && (e->bytes || ends_flush)) ||
+		  code == __BLK_TA_REQUEUE) && p->depth)
+		p->depth--;
+	if (p->depth > p->max)
+		p->max = p->depth;
+}
+
+static void check_sample(const char *path)
+{
+	br_reader *r;
+	cr_assert_eq(br_reader_open(&r, &path, 1, NULL, &E), 0, "%s: %s", path, E.msg);
+	br_stats *s;
+	cr_assert_eq(br_stats_new(&s, NULL, &E), 0);
+	plain_count p = { 0 };
+	br_event e;
+	int rc;
+	while ((rc = br_reader_next(r, &e, &E)) == 1) {
+		if (br_event_is_notify(&e))
+			continue;
+		plain_add(&p, &e);
+		cr_assert_eq(br_stats_add(s, &e, &E), 0, "%s: %s", path, E.msg);
+	}
+	cr_assert_eq(rc, 0, "%s: %s", path, E.msg);
+	cr_assert_eq(br_stats_finish(s, &E), 0);
+	const br_stats_totals *t = br_stats_get_totals(s);
+	double want = p.last > p.first ? p.area / (double)(p.last - p.first) : 0;
+	cr_expect(fabs(t->inflight_avg - want) <= 0.005 * want, "%s: in flight %.4f, plain count %.4f",
+		  path, t->inflight_avg, want);
+	cr_expect_eq(t->inflight_max, p.max, "%s: in flight max %u, plain count %u", path,
+		     t->inflight_max, p.max);
+	cr_expect_eq(t->orphan_completions, 0, "%s: %llu orphan completions", path,
+		     (unsigned long long)t->orphan_completions);
+	br_stats_free(s);
+	br_reader_close(r);
+}
+
+Test(stats_real, in_flight_matches_a_plain_count)
+{
+	char pattern[1024];
+	snprintf(pattern, sizeof pattern, "%s", tu_sample("*.blktrace.gz"));
+	glob_t g;
+	if (glob(pattern, 0, NULL, &g) || g.gl_pathc == 0)
+		cr_skip_test("no samples/*.blktrace.gz");
+	for (size_t k = 0; k < g.gl_pathc; k++)
+		check_sample(g.gl_pathv[k]);
+	globfree(&g);
+	/* the raw per-CPU set from the ftrace tracer: flushes complete at
+	 * sector 0 there ("C FN 0 [0]"), not at ~0 */
+	char loop[1024];
+	snprintf(loop, sizeof loop, "%s", tu_sample("ext4-loop"));
+	char first[1100];
+	snprintf(first, sizeof first, "%s.blktrace.0", loop);
+	if (access(first, R_OK) == 0)
+		check_sample(loop);
 }

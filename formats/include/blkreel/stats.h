@@ -27,7 +27,17 @@
  *    request's bios. q2c_bio_sum_ns adds C − Q for every bio, so the per-bio
  *    average (btt's Q2C average) is q2c_bio_sum_ns / q2c_bios.
  *    IOs still open at the end are counted (never_issued, never_completed),
- *    not dropped; C events matching nothing are counted as orphans.
+ *    not dropped; C events with sectors matching nothing are counted as
+ *    orphans.
+ *  - Flushes and empty completions: a flush request (D "FN": flush, no
+ *    write, no data) is always a request of its own (with no Q: counted
+ *    in orphan_issues), ended by the C "FN" at its sector or, on newer
+ *    kernels, at sector ~0 (it is issued at 0). Every other empty C ends
+ *    an issued empty request at its sector, else the oldest empty bio
+ *    waiting there (a preflush "Q FWS" a flush request served); else it is
+ *    the end record of a bio whose request completed before (preflush and
+ *    FUA writes complete once with their data, once empty), counted in
+ *    empty_completions. An empty C never ends a request with sectors.
  *  - In flight: requests issued (D) and not yet completed (C) or requeued.
  *  - Rates in a bucket are divided by the part of the bucket the trace
  *    covers, and a last bucket the trace covers only partly is folded into
@@ -107,8 +117,9 @@ typedef struct br_stats_totals {
 	uint64_t queued, merged, splits, remaps, requeues, issued, completed;
 	uint64_t never_issued;         /* open at the end, never dispatched */
 	uint64_t never_completed;      /* open at the end, dispatched */
-	uint64_t orphan_completions;   /* C matching no open IO */
-	uint64_t orphan_issues;        /* D matching no Q (counted, still paired to C) */
+	uint64_t orphan_completions;   /* C with sectors matching no open IO */
+	uint64_t orphan_issues;        /* D matching no Q (counted, still paired to C),
+	                                  flush requests ("FN") included */
 	br_hist d2c, q2c;              /* per request */
 	double q2c_bio_sum_ns;         /* per bio (btt-style average) */
 	uint64_t q2c_bios;
@@ -116,6 +127,9 @@ typedef struct br_stats_totals {
 	uint32_t inflight_max;
 	double inflight_avg;           /* time-weighted over [first, last] */
 	size_t ndevices;
+	/* empty C matching no open flush or empty bio: the end record of a
+	 * bio whose request completed before (see Flushes above) */
+	uint64_t empty_completions;
 } br_stats_totals;
 
 /* One bucket of a series; times relative to the origin. */

@@ -35,6 +35,10 @@ void br_summary_free(br_summary *s)
 
 enum br_dir br_event_dir(const br_event *ev)
 {
+	/* The kernel marks a flush with the read bit (REQ_OP_FLUSH is not a
+	 * write op); an empty flush moves no data and is no read. */
+	if (br_event_is_flush(ev) && ev->bytes == 0)
+		return BR_DIR_OTHER;
 	if (br_event_is_discard(ev))
 		return BR_DIR_DISCARD;
 	if (br_event_is_write(ev))

@@ -76,7 +76,7 @@ static void print_inputs(FILE *out, const br_reader *r)
 	}
 }
 
-static const char *const dir_names[BR_DIR_COUNT] = { "reads", "writes", "discards", "other" };
+static const char *const dir_names[BR_DIR_COUNT] = { "reads", "writes", "discards", "no data" };
 
 static void print_io_table(FILE *out, const br_device_summary *d)
 {

@@ -53,7 +53,8 @@ const br_device_summary *br_summary_device(const br_summary *s, size_t i);
 size_t br_summary_nprocesses(const br_summary *s);
 const br_process_summary *br_summary_process(const br_summary *s, size_t i);
 
-/* Direction of an event for counting. */
+/* Direction of an event for counting: an empty flush is BR_DIR_OTHER (no
+ * data moves), whatever read/write bit the kernel gave it. */
 enum br_dir br_event_dir(const br_event *ev);
 
 #endif

@@ -18,7 +18,7 @@ struct plan_state {
 	pending *tab;
 	size_t cap, used;
 	uint64_t done_items;       /* replay items whose trace completion was seen */
-	uint64_t inflight, last_t;
+
 };
 
 static uint64_t key_of(uint32_t dev, uint64_t sector)
@@ -146,17 +146,6 @@ static void note_device(plan_totals *t, uint32_t dev)
 		t->devices[t->ndevices++] = dev;
 }
 
-static void track_inflight(plan_state *p, uint64_t t, int delta)
-{
-	if (p->last_t && t > p->last_t)
-		p->tot.trace_inflight_area += (long double)p->inflight * (long double)(t - p->last_t);
-	p->last_t = t;
-	if (delta < 0 && p->inflight)
-		p->inflight--;
-	else if (delta > 0 && ++p->inflight > p->tot.trace_inflight_max)
-		p->tot.trace_inflight_max = p->inflight;
-}
-
 /* Where on the target an IO of the trace lands (before alignment). */
 static uint64_t fit(const plan_cfg *cfg, const target *tg, uint16_t ti, uint64_t off, uint32_t len)
 {
@@ -277,7 +266,6 @@ static int make_items(plan_state *p, const br_event *ev, replay_item out[2])
 	if (n)
 		t->last_t = ev->time;
 	tab_add(p, key_of(ev->device, ev->sector), (uint32_t)n);
-	track_inflight(p, ev->time, +1);
 	return n;
 }
 
@@ -297,10 +285,8 @@ int plan_feed(plan_state *p, const br_event *ev, replay_item out[2])
 	if (code == __BLK_TA_COMPLETE) {
 		t->completed++;
 		int64_t items = tab_take(p, key_of(ev->device, ev->sector));
-		if (items >= 0) {
+		if (items >= 0)
 			p->done_items += (uint64_t)items;
-			track_inflight(p, ev->time, -1);
-		}
 		return 0;
 	}
 	unsigned want = p->cfg->source_q ? __BLK_TA_QUEUE : __BLK_TA_ISSUE;

@@ -57,9 +57,10 @@ typedef struct plan_totals {
 	uint64_t max_end[PLAN_MAX_TARGETS];  /* raw trace byte end + offset */
 	uint32_t devices[PLAN_MAX_DEVICES];
 	size_t ndevices;
-	/* the trace's own in-flight (source IO → matched completion) */
+	/* the trace's own in-flight (D..C), from the shared statistics
+	 * (blkreel/stats.h) so replay, plot and report agree; set by scan_trace */
 	uint64_t trace_inflight_max;
-	long double trace_inflight_area; /* IO·ns */
+	double trace_inflight_avg;       /* time-weighted over the trace */
 	/* first IO that does not fit its target (FIT_NONE) */
 	bool overflow;
 	replay_item first_overflow;

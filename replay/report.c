@@ -66,7 +66,7 @@ void report_compute(const replay_result *r, fidelity *f)
 	f->inflight_max = st->inflight_max;
 	f->inflight_avg = r->wall_ns ? (double)(st->busy_ns / (long double)r->wall_ns) : 0;
 	f->trace_inflight_max = p->trace_inflight_max;
-	f->trace_inflight_avg = span ? (double)(p->trace_inflight_area / (long double)span) : 0;
+	f->trace_inflight_avg = p->trace_inflight_avg;
 	for (int d = 0; d < 2; d++) {
 		f->lat[d].n = st->lat[d].count;
 		f->lat[d].p50 = hist_quantile(&st->lat[d], 0.5);

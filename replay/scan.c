@@ -1,5 +1,7 @@
 #include "scan.h"
 
+#include "blkreel/stats.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -15,11 +17,25 @@ int scan_trace(const char *const *inputs, size_t ninputs, const plan_cfg *cfg,
 		br_reader_close(r);
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	}
+	/* the trace's own in-flight comes from the shared pairing (flushes,
+	 * merges, end-of-bio records handled once, for every tool) */
+	br_stats *stats = NULL;
+	rc = br_stats_new(&stats, NULL, err);
 	br_event ev;
 	replay_item items[2];
-	while ((rc = br_reader_next(r, &ev, err)) == 1)
+	while (!rc && (rc = br_reader_next(r, &ev, err)) == 1) {
 		plan_feed(p, &ev, items);
+		rc = br_stats_add(stats, &ev, err);
+	}
+	if (!rc)
+		rc = br_stats_finish(stats, err);
 	*out = *plan_totals_get(p);
+	if (!rc) {
+		const br_stats_totals *st = br_stats_get_totals(stats);
+		out->trace_inflight_max = st->inflight_max;
+		out->trace_inflight_avg = st->inflight_avg;
+	}
+	br_stats_free(stats);
 	plan_free(p);
 	br_reader_close(r);
 	return rc < 0 ? rc : 0;

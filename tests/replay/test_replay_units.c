@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
+#include "tracegen.h"
+
 #include "../../replay/hist.c"
 #include "../../replay/io.c"
 #include "../../replay/pattern.c"
 #include "../../replay/plan.c"
 #include "../../replay/probe.c"
+#include "../../replay/scan.c"
 
 /* ---- histogram ------------------------------------------------------------ */
 
@@ -288,7 +292,6 @@ Test(plan, completions_give_closed_dependencies_and_inflight)
 	cr_assert_eq(out.it[2].deps, 1, "one matched completion before the third IO");
 	const plan_totals *tot = plan_totals_get(p);
 	cr_assert_eq(tot->unmapped, 1);
-	cr_assert_eq(tot->trace_inflight_max, 2);
 	cr_assert_eq(tot->ndevices, 2);
 	plan_free(p);
 }
@@ -315,6 +318,41 @@ Test(plan, pending_table_survives_growth_and_deletes)
 	out.n = 0;
 	feed(p, &d, &out);
 	cr_assert_eq(out.it[0].deps, 5000);
-	cr_assert_eq(plan_totals_get(p)->trace_inflight_max, 5000);
 	plan_free(p);
+}
+
+/* The trace's own in-flight comes from the shared statistics: a flush whose
+ * completion carries sector ~0 ends, and the average is time-weighted over
+ * the trace (D 10, D 20, C 30, D FN 35, C FN 40, C 50: area 55 over 40 ns). */
+Test(scan, trace_inflight_from_shared_stats)
+{
+	char *dir = tu_tmpdir();
+	cr_assert(dir);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/t.bin", dir);
+	uint32_t dev = BR_MKDEV(8, 0);
+	uint32_t flush = BLK_TC_ACT(BLK_TC_FLUSH) | BLK_TC_ACT(BLK_TC_READ);
+	br_event evs[] = {
+		tg_io(10, dev, 0, TG_D_R, 8, 4096, 1),
+		tg_io(20, dev, 0, TG_D_R, 16, 4096, 1),
+		tg_io(30, dev, 0, TG_C_R, 8, 4096, 0),
+		tg_io(35, dev, 0, BLK_TA_ISSUE | flush, 0, 0, 1),
+		tg_io(40, dev, 0, BLK_TA_COMPLETE | flush, UINT64_MAX, 0, 0),
+		tg_io(50, dev, 0, TG_C_R, 16, 4096, 0),
+	};
+	tg_buf b = { 0 };
+	for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+		tg_append(&b, &evs[i], false);
+	cr_assert_eq(tg_write(&b, path), 0);
+	tg_free(&b);
+	target t = tg_file(1 << 30, 512);
+	plan_map m = { .any = true };
+	plan_cfg cfg = { .maps = &m, .nmaps = 1, .targets = &t, .ntargets = 1 };
+	plan_totals tot;
+	br_error err;
+	const char *inputs[] = { path };
+	cr_assert_eq(scan_trace(inputs, 1, &cfg, &tot, &err), 0, "%s", err.msg);
+	cr_expect_eq(tot.trace_inflight_max, 2);
+	cr_expect_float_eq(tot.trace_inflight_avg, 55.0 / 40.0, 1e-9);
+	tu_tmpdir_remove(dir);
 }

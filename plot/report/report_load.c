@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blkreel/event_pipe.h"
 #include "blkreel/progress.h"
 #include "blkreel/reader.h"
-#include "report_pipe.h"
 
 int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
 		br_error *err)
@@ -33,12 +33,12 @@ int report_load(const report_cli *cli, size_t k, report_data *out, report_perio 
 	rc = br_analysis_new(&out->an, &opts, err);
 	br_progress prog;
 	br_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
-	report_pipe *pipe = NULL;
+	br_event_pipe *pipe = NULL;
 	if (!rc)
-		rc = report_pipe_start(&pipe, r, err);
+		rc = br_event_pipe_start(&pipe, r, err);
 	const br_event *evs;
 	int n = 0;
-	while (!rc && (n = report_pipe_next(pipe, &evs, err)) > 0) {
+	while (!rc && (n = br_event_pipe_next(pipe, &evs, err)) > 0) {
 		for (int i = 0; i < n && !rc; i++)
 			rc = br_analysis_add(out->an, &evs[i], err);
 		out->events += (uint64_t)n;
@@ -46,7 +46,7 @@ int report_load(const report_cli *cli, size_t k, report_data *out, report_perio 
 	}
 	if (!rc && n < 0)
 		rc = n;
-	report_pipe_stop(pipe);
+	br_event_pipe_stop(pipe);
 	br_progress_done(&prog);
 	if (!rc)
 		rc = br_analysis_finish(out->an, err);

@@ -1,0 +1,31 @@
+/* blkreel/event_pipe.h — read a trace on a thread of its own and hand its
+ * events over in batches, so decoding and analysis run on two cores.
+ *
+ * A reader thread fills a small ring of fixed-size batches (events plus a
+ * copy of their payloads) that the consumer drains in order; memory stays
+ * at a few hundred KB whatever the trace length. Events keep the reader's
+ * comm pointers, which stay valid for the reader's lifetime. */
+#ifndef BLKREEL_EVENT_PIPE_H
+#define BLKREEL_EVENT_PIPE_H
+
+#include "blkreel/error.h"
+#include "blkreel/event.h"
+#include "blkreel/reader.h"
+
+typedef struct br_event_pipe br_event_pipe;
+
+/* Start reading r. r stays the caller's: do not use it until
+ * br_event_pipe_stop has returned, then close it. */
+int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err);
+
+/* The next batch, in the reader's order: *evs is valid until the next call.
+ * Returns the number of events (> 0), 0 at the end, or — after every event
+ * read before it — the reader's negative code with err (file and offset as
+ * the reader gave them). Call from one thread. */
+int br_event_pipe_next(br_event_pipe *p, const br_event **evs, br_error *err);
+
+/* Stop the reader thread (at any point: the rest of the trace is not read)
+ * and free everything. NULL is fine. */
+void br_event_pipe_stop(br_event_pipe *p);
+
+#endif

@@ -1,0 +1,195 @@
+/* The event pipe: the same events as the reader, in the same order, with
+ * their payloads intact across batches; the reader's errors come through
+ * with file and offset after the events before them; stopping at any point
+ * neither hangs nor leaks (run under ASan). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkreel/event_pipe.h"
+#include "blkreel/reader.h"
+#include "testutil.h"
+#include "tracegen.h"
+
+#define DEV BR_MKDEV(8, 16)
+
+static char *dir;
+static char path[1024];
+
+static void setup(void)
+{
+	dir = tu_tmpdir();
+	cr_assert(dir);
+	snprintf(path, sizeof path, "%s/t.blktrace.0", dir);
+}
+
+static void teardown(void)
+{
+	tu_tmpdir_remove(dir);
+}
+
+/* n events; every third one a message whose payload length and bytes depend
+ * on its index (some near BR_PDU_MAX, so batches close early on payload
+ * room), the rest IOs. Returns the file size. */
+static size_t write_trace(int n)
+{
+	tg_buf b = { 0 };
+	static uint8_t pdu[BR_PDU_MAX];
+	for (int i = 0; i < n; i++) {
+		br_event ev;
+		if (i % 3 == 1) {
+			memset(&ev, 0, sizeof ev);
+			ev.time = 1000 + (uint64_t)i * 10;
+			ev.action = BLK_TN_MESSAGE;
+			ev.pid = 7;
+			ev.device = DEV;
+			ev.pdu_len = (uint16_t)(i % 97 == 1 ? BR_PDU_MAX - 8 : 1 + i % 250);
+			for (unsigned j = 0; j < ev.pdu_len; j++)
+				pdu[j] = (uint8_t)(i * 31 + j);
+			ev.pdu = pdu;
+		} else {
+			ev = tg_io(1000 + (uint64_t)i * 10, DEV, 0, i % 2 ? TG_C_W : TG_Q_R,
+				   (uint64_t)i * 8, 4096, 7);
+		}
+		ev.sequence = (uint32_t)i;
+		tg_append(&b, &ev, false);
+	}
+	cr_assert_eq(tg_write(&b, path), 0);
+	size_t len = b.len;
+	tg_free(&b);
+	return len;
+}
+
+static br_reader *open_trace(void)
+{
+	br_reader *r;
+	br_error err;
+	const char *p[] = { path };
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "open: %s", err.msg);
+	return r;
+}
+
+static void expect_same(const br_event *a, const br_event *b, uint64_t k)
+{
+	cr_assert_eq(a->time, b->time, "event %llu", (unsigned long long)k);
+	cr_assert_eq(a->sequence, b->sequence, "event %llu", (unsigned long long)k);
+	cr_assert_eq(a->action, b->action);
+	cr_assert_eq(a->sector, b->sector);
+	cr_assert_eq(a->bytes, b->bytes);
+	cr_assert_eq(a->pid, b->pid);
+	cr_assert_eq(a->pdu_len, b->pdu_len, "event %llu", (unsigned long long)k);
+	if (a->pdu_len)
+		cr_assert(!memcmp(a->pdu, b->pdu, a->pdu_len), "payload of event %llu",
+			  (unsigned long long)k);
+}
+
+/* Walk the pipe beside a second reader of the same file; returns the
+ * pipe's final code and fills *count and err. */
+static int compare_with_reader(uint64_t *count, br_error *err)
+{
+	br_reader *direct = open_trace(), *piped = open_trace();
+	br_event_pipe *p;
+	cr_assert_eq(br_event_pipe_start(&p, piped, err), 0);
+	const br_event *evs;
+	br_event ev;
+	br_error derr;
+	int n, drc = 1;
+	*count = 0;
+	while ((n = br_event_pipe_next(p, &evs, err)) > 0) {
+		cr_assert_leq(n, 1024);
+		for (int i = 0; i < n; i++) {
+			drc = br_reader_next(direct, &ev, &derr);
+			cr_assert_eq(drc, 1, "the pipe has more events than the reader");
+			expect_same(&evs[i], &ev, *count);
+			(*count)++;
+		}
+	}
+	drc = br_reader_next(direct, &ev, &derr);
+	cr_assert_eq(n, drc, "pipe ended with %d, reader with %d", n, drc);
+	if (n < 0) {
+		cr_expect_str_eq(err->file, derr.file);
+		cr_expect_eq(err->offset, derr.offset);
+		cr_expect_str_eq(err->msg, derr.msg);
+		/* and it stays ended */
+		br_error again;
+		cr_expect_eq(br_event_pipe_next(p, &evs, &again), n);
+		cr_expect_eq(again.offset, derr.offset);
+	} else {
+		cr_expect_eq(br_event_pipe_next(p, &evs, err), 0);
+	}
+	br_event_pipe_stop(p);
+	br_reader_close(piped);
+	br_reader_close(direct);
+	return n;
+}
+
+TestSuite(event_pipe, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(event_pipe, same_events_and_payloads_in_order)
+{
+	write_trace(50000);
+	uint64_t count;
+	br_error err;
+	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 50000);
+}
+
+Test(event_pipe, one_event_then_the_end)
+{
+	write_trace(1);
+	br_reader *r = open_trace();
+	br_event_pipe *p;
+	br_error err;
+	cr_assert_eq(br_event_pipe_start(&p, r, &err), 0);
+	const br_event *evs;
+	cr_expect_eq(br_event_pipe_next(p, &evs, &err), 1);
+	cr_expect_eq(br_event_pipe_next(p, &evs, &err), 0);
+	br_event_pipe_stop(p);
+	br_reader_close(r);
+}
+
+Test(event_pipe, error_comes_after_the_events_before_it)
+{
+	size_t len = write_trace(30000);
+	/* cut the last record short, far past the first batches */
+	cr_assert_eq(truncate(path, (off_t)len - 20), 0);
+	uint64_t count;
+	br_error err;
+	int rc = compare_with_reader(&count, &err);
+	cr_expect_lt(rc, 0);
+	/* as many as the reader hands out before it sees the cut (it reads
+	 * ahead, so not all 29999): several batches' worth */
+	cr_expect_gt(count, 4 * 1024, "%llu events before the error", (unsigned long long)count);
+	cr_expect(strstr(err.file, "t.blktrace.0"), "file: %s", err.file);
+	cr_expect_gt(err.offset, 0);
+}
+
+Test(event_pipe, stop_at_any_point)
+{
+	write_trace(200000);
+	br_error err;
+	const br_event *evs;
+	/* before reading anything, while the reader runs ahead or is blocked
+	 * on a full ring, and mid-way */
+	for (int take = 0; take < 40; take += 13) {
+		br_reader *r = open_trace();
+		br_event_pipe *p;
+		cr_assert_eq(br_event_pipe_start(&p, r, &err), 0);
+		if (take == 13)
+			usleep(20000); /* let the ring fill */
+		for (int i = 0; i < take; i++)
+			cr_assert_gt(br_event_pipe_next(p, &evs, &err), 0);
+		br_event_pipe_stop(p);
+		br_reader_close(r);
+	}
+	br_event_pipe_stop(NULL);
+}
+
+Test(event_pipe, bad_arguments)
+{
+	br_event_pipe *p = (br_event_pipe *)&p;
+	br_error err;
+	cr_expect_eq(br_event_pipe_start(&p, NULL, &err), BR_EINVAL);
+	cr_expect_null(p);
+}

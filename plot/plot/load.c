@@ -1,6 +1,9 @@
 /* Reading the traces: one pass per trace feeds the shared statistics and
- * the density grid of IO marks; then the series at one bucket width. */
+ * the density grid of IO marks (the reading on a thread of its own, see
+ * feed); then the series at one bucket width. */
 #include "plot.h"
+#include "marks.h"
+#include "blkreel/event_pipe.h"
 #include "blkreel/progress.h"
 #include "blkreel/reader.h"
 
@@ -13,35 +16,39 @@ const char *const plot_panel_names[PANEL_COUNT] = {
 	"io", "tput", "seek", "iops", "lat", "qd", "stats",
 };
 
-/* Slot of a pid in the trace's small table (255 = other). */
-static uint8_t pid_slot(plot_trace *t, uint32_t pid, const char *comm, unsigned *last)
+/* One pass over the trace: the reader decodes on a thread of its own (the
+ * pipe) while this one keeps the statistics and bins the marks. */
+static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
+		br_progress *prog, br_error *err)
 {
-	if (*last < t->dens.npids && t->pids[*last] == pid)
-		return (uint8_t)*last;
-	for (unsigned i = 0; i < t->dens.npids; i++)
-		if (t->pids[i] == pid) {
-			*last = i;
-			return (uint8_t)i;
+	br_event_pipe *pipe = NULL;
+	int rc = br_event_pipe_start(&pipe, r, err);
+	if (rc < 0)
+		return rc;
+	plot_marks m = { .o = o, .t = t, .start = start };
+	const br_event *evs;
+	uint64_t nev = 0;
+	int n;
+	while ((n = br_event_pipe_next(pipe, &evs, err)) > 0) {
+		nev += (uint64_t)n;
+		br_progress_tick(prog, nev, NULL);
+		for (int i = 0; i < n; i++) {
+			const br_event *ev = &evs[i];
+			if (br_event_is_notify(ev))
+				continue;
+			uint64_t rel = ev->time - start;
+			if (o->has_x && (rel < o->x0 || rel > o->x1))
+				continue;
+			if ((rc = br_stats_add(t->stats, ev, err)) < 0)
+				goto out;
 		}
-	if (t->dens.npids >= DENSITY_MAX_PIDS)
-		return DENSITY_MAX_PIDS;
-	unsigned i = t->dens.npids++;
-	t->pids[i] = pid;
-	snprintf(t->comms[i], sizeof(t->comms[i]), "%s", comm ? comm : "");
-	*last = i;
-	return (uint8_t)i;
-}
-
-/* Slot of a device in the trace's table (DENSITY_MAX_DEVS - 1 = other). */
-static uint8_t dev_slot(plot_trace *t, uint32_t dev)
-{
-	for (unsigned i = 0; i < t->ndevs; i++)
-		if (t->devs[i] == dev)
-			return (uint8_t)i;
-	if (t->ndevs >= DENSITY_MAX_DEVS)
-		return DENSITY_MAX_DEVS - 1;
-	t->devs[t->ndevs] = dev;
-	return (uint8_t)t->ndevs++;
+		if ((rc = plot_marks_add(&m, evs, n, err)) < 0)
+			goto out;
+	}
+	rc = n < 0 ? n : plot_marks_finish(&m, err);
+out:
+	br_event_pipe_stop(pipe);
+	return rc;
 }
 
 static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
@@ -80,42 +87,9 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 	}
 	br_progress prog;
 	br_progress_init(&prog, STDERR_FILENO, !o->quiet, t->path);
-	br_event ev;
-	uint64_t nev = 0;
-	unsigned last_pid = 0;
-	int best_kind = BR_KIND_Q;
-	while (r && (rc = br_reader_next(r, &ev, err)) > 0) {
-		br_progress_tick(&prog, ++nev, NULL);
-		if (br_event_is_notify(&ev))
-			continue;
-		uint64_t rel = ev.time - start;
-		if (o->has_x && (rel < o->x0 || rel > o->x1))
-			continue;
-		if ((rc = br_stats_add(t->stats, &ev, err)) < 0)
-			break;
-		unsigned code = br_event_code(&ev);
-		if (!ev.bytes || (code != __BLK_TA_QUEUE && code != __BLK_TA_ISSUE &&
-				  code != __BLK_TA_COMPLETE))
-			continue;
-		if (o->has_dev && ev.device != o->dev)
-			continue;
-		int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C : code == __BLK_TA_ISSUE ? BR_KIND_D
-											    : BR_KIND_Q;
-		/* marks come from C, else D, else Q: once a better kind shows up
-		 * the lesser ones need not be binned any more */
-		if (kind < best_kind)
-			continue;
-		best_kind = kind;
-		uint8_t pid = o->by_process ? pid_slot(t, ev.pid, ev.comm, &last_pid) : 0;
-		if (density_add(&t->dens, ev.time, ev.sector, kind, br_stats_sdir(&ev), pid,
-				dev_slot(t, ev.device))) {
-			rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
-			break;
-		}
-	}
+	if (r)
+		rc = feed(o, t, r, start, &prog, err);
 	br_progress_done(&prog);
-	if (rc >= 0 && density_flush(&t->dens))
-		rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
 	if (rc < 0)
 		goto out;
 	rc = br_stats_finish(t->stats, err);

@@ -8,6 +8,9 @@
 
 #include "blkreel/event.h"
 #include "blkreel/units.h"
+#include "blkreel/cli.h"
+
+#define PROG "blkreel-capture"
 
 static const char usage_text[] =
 	"Usage: blkreel-capture [OPTION]... -d DEVICE... [-- COMMAND [ARG]...]\n"
@@ -58,14 +61,6 @@ static const char usage_text[] =
 	"otherwise 0 ok, 1 runtime failure (refused, no backend works, write error,\n"
 	"events lost without --allow-drops), 2 usage error. After a signal: 128+N.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "blkreel-capture: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'blkreel-capture --help' for more information.\n");
-	return CLI_USAGE;
-}
-
 static const struct {
 	const char *name;
 	uint16_t bit;
@@ -95,16 +90,6 @@ int capture_parse_mask(const char *text, uint16_t *mask)
 	if (!m)
 		return -1;
 	*mask = m;
-	return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long x = strtoull(s, &end, 0);
-	if (!*s || *end || *s == '-')
-		return -1;
-	*v = x;
 	return 0;
 }
 
@@ -153,7 +138,7 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 		switch (c) {
 		case 'd':
 			if (cli->ndevices == CAP_MAX_DEVICES)
-				return usage_error("too many devices (at most %s)", "64");
+				return br_cli_usage(stderr, PROG, "too many devices (at most %s)", "64");
 			cli->devices[cli->ndevices++] = optarg;
 			break;
 		case 'o': cli->output = optarg; break;
@@ -161,45 +146,44 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 		case OPT_SPLIT: cli->split = true; break;
 		case 'w':
 			if (br_parse_duration_ns(optarg, &v) || v == 0)
-				return usage_error("-w: '%s' is not a time (e.g. 30, 1.5s, 250ms)", optarg);
+				return br_cli_usage(stderr, PROG, "-w: '%s' is not a time (e.g. 30, 1.5s, 250ms)", optarg);
 			cli->stop_after_ns = v;
 			break;
 		case 'a': {
 			uint16_t m;
 			if (capture_parse_mask(optarg, &m))
-				return usage_error("-a: '%s' is not a list of actions (see --help)", optarg);
+				return br_cli_usage(stderr, PROG, "-a: '%s' is not a list of actions (see --help)", optarg);
 			cli->act_mask = cli->act_mask == 0xffff ? m : (uint16_t)(cli->act_mask | m);
 			break;
 		}
 		case OPT_PID:
-			if (parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX)
-				return usage_error("--pid: '%s' is not a process id", optarg);
+			if (br_parse_uint(optarg, 1, UINT32_MAX, &v))
+				return br_cli_usage(stderr, PROG, "--pid: '%s' is not a process id", optarg);
 			cli->pid = (uint32_t)v;
 			break;
 		case OPT_START_LBA:
-			if (parse_u64(optarg, &cli->start_lba))
-				return usage_error("--start-lba: '%s' is not a sector number", optarg);
+			if (br_parse_uint(optarg, 0, UINT64_MAX, &cli->start_lba))
+				return br_cli_usage(stderr, PROG, "--start-lba: '%s' is not a sector number", optarg);
 			break;
 		case OPT_END_LBA:
-			if (parse_u64(optarg, &cli->end_lba))
-				return usage_error("--end-lba: '%s' is not a sector number", optarg);
+			if (br_parse_uint(optarg, 0, UINT64_MAX, &cli->end_lba))
+				return br_cli_usage(stderr, PROG, "--end-lba: '%s' is not a sector number", optarg);
 			break;
 		case 'b': {
 			/* blktrace takes KiB: a bare number means KiB here too. */
-			char *end;
-			strtoull(optarg, &end, 10);
-			if (*end ? br_parse_size(optarg, &v) : parse_u64(optarg, &v))
-				return usage_error("-b: '%s' is not a size (512K, 1M)", optarg);
-			if (!*end)
+			bool bare = br_parse_uint(optarg, 0, UINT64_MAX / 1024, &v) == 0;
+			if (!bare && br_parse_size(optarg, &v))
+				return br_cli_usage(stderr, PROG, "-b: '%s' is not a size (512K, 1M)", optarg);
+			if (bare)
 				v *= 1024;
 			if (v < 4096 || v > (1ull << 30))
-				return usage_error("-b: '%s' is out of range (4K..1G)", optarg);
+				return br_cli_usage(stderr, PROG, "-b: '%s' is out of range (4K..1G)", optarg);
 			cli->buf_size = v;
 			break;
 		}
 		case 'n':
-			if (parse_u64(optarg, &v) || v < 1 || v > 1024)
-				return usage_error("-n: '%s' is not a count from 1 to 1024", optarg);
+			if (br_parse_uint(optarg, 1, 1024, &v))
+				return br_cli_usage(stderr, PROG, "-n: '%s' is not a count from 1 to 1024", optarg);
 			cli->buf_count = (unsigned)v;
 			break;
 		case OPT_BACKEND: cli->backend = optarg; break;
@@ -207,13 +191,13 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 		case OPT_ALLOW_DROPS: cli->allow_drops = true; break;
 		case OPT_CLEANUP: cli->cleanup = true; break;
 		case 'l':
-			if (parse_u64(optarg, &v) || v < 1 || v > 9)
-				return usage_error("--level: '%s' is not a level from 1 to 9", optarg);
+			if (br_parse_uint(optarg, 1, 9, &v))
+				return br_cli_usage(stderr, PROG, "--level: '%s' is not a level from 1 to 9", optarg);
 			cli->write.level = (int)v;
 			break;
 		case 'j':
-			if (parse_u64(optarg, &v) || v < 1 || v > 256)
-				return usage_error("--threads: '%s' is not a count from 1 to 256", optarg);
+			if (br_parse_uint(optarg, 1, 256, &v))
+				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
 			cli->write.threads = (unsigned)v;
 			break;
 		case 'q': cli->quiet = true; cli->progress = false; break;
@@ -225,9 +209,8 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 			puts("blkreel-capture " BLKREEL_VERSION);
 			return CLI_EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -235,12 +218,12 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 	if (cli->list_backends || cli->cleanup)
 		return CLI_OK;
 	if (cli->ndevices == 0)
-		return usage_error("%s", "no device given (-d DEVICE)");
+		return br_cli_usage(stderr, PROG, "%s", "no device given (-d DEVICE)");
 	if (cli->end_lba && cli->end_lba < cli->start_lba)
-		return usage_error("%s", "--end-lba is before --start-lba");
+		return br_cli_usage(stderr, PROG, "%s", "--end-lba is before --start-lba");
 	if (cli->output && strcmp(cli->output, "-") == 0 && cli->split)
-		return usage_error("%s", "--split needs a file name, not -o -");
+		return br_cli_usage(stderr, PROG, "%s", "--split needs a file name, not -o -");
 	if (cli->output && strcmp(cli->output, "-") == 0 && cli->dir)
-		return usage_error("%s", "-D makes no sense with -o -");
+		return br_cli_usage(stderr, PROG, "%s", "-D makes no sense with -o -");
 	return CLI_OK;
 }

@@ -7,6 +7,9 @@
 
 #include "blkreel/event.h"
 #include "blkreel/units.h"
+#include "blkreel/cli.h"
+
+#define PROG "blkreel-replay"
 
 static const char usage_text[] =
 	"Usage: blkreel-replay [OPTION]... TRACE... -d TARGET\n"
@@ -64,14 +67,6 @@ static const char usage_text[] =
 	"Exit status: 0 replayed, every IO succeeded; 1 runtime failure (refused\n"
 	"target, unreadable trace, failed IOs); 2 usage error.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "blkreel-replay: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'blkreel-replay --help' for more information.\n");
-	return CLI_USAGE;
-}
-
 enum {
 	OPT_MAP = 256, OPT_FORCE, OPT_OFFSET, OPT_WRAP, OPT_SCALE, OPT_BUFFERED, OPT_SOURCE,
 	OPT_SPEED, OPT_NO_STALL, OPT_MAX_INFLIGHT, OPT_CLOSED, OPT_SPIN, OPT_ENGINE, OPT_THREADS,
@@ -96,7 +91,7 @@ static int add_map(replay_opts *o, const char *arg, bool any)
 		unsigned ma, mi;
 		int used = 0;
 		if (sscanf(arg, "%u,%u=%n", &ma, &mi, &used) != 2 || !used || !arg[used])
-			return usage_error("--map: '%s' is not MAJ,MIN=PATH", arg);
+			return br_cli_usage(stderr, PROG, "--map: '%s' is not MAJ,MIN=PATH", arg);
 		m.dev = BR_MKDEV(ma, mi);
 		m.path = arg + used;
 	}
@@ -108,13 +103,10 @@ static int add_map(replay_opts *o, const char *arg, bool any)
 
 static int parse_count(const char *arg, const char *name, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*end || end == arg || v < (long)lo || v > (long)hi) {
-		fprintf(stderr, "blkreel-replay: %s: '%s' is not a count from %u to %u\n"
-			"Try 'blkreel-replay --help' for more information.\n", name, arg, lo, hi);
-		return CLI_USAGE;
-	}
+	uint64_t v;
+	if (br_parse_uint(arg, lo, hi, &v))
+		return br_cli_usage(stderr, PROG, "%s: '%s' is not a count from %u to %u", name, arg,
+				    lo, hi);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -169,7 +161,7 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		case OPT_FORCE: o->force = true; break;
 		case OPT_OFFSET:
 			if (br_parse_size(optarg, &v))
-				return usage_error("--offset: '%s' is not a size (e.g. 4k, 1M)", optarg);
+				return br_cli_usage(stderr, PROG, "--offset: '%s' is not a size (e.g. 4k, 1M)", optarg);
 			o->offset = v;
 			break;
 		case OPT_WRAP: o->fit = FIT_WRAP; break;
@@ -181,12 +173,12 @@ int cli_read(int argc, char **argv, replay_opts *o)
 			else if (strcmp(optarg, "Q") == 0 || strcmp(optarg, "q") == 0)
 				o->source_q = true;
 			else
-				return usage_error("--source: '%s' is not D or Q", optarg);
+				return br_cli_usage(stderr, PROG, "--source: '%s' is not D or Q", optarg);
 			break;
 		case OPT_SPEED:
 			o->speed = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->speed > 0) || o->speed > 1e6)
-				return usage_error("--speed: '%s' is not a positive factor", optarg);
+				return br_cli_usage(stderr, PROG, "--speed: '%s' is not a positive factor", optarg);
 			break;
 		case OPT_NO_STALL: o->no_stall = true; break;
 		case OPT_MAX_INFLIGHT:
@@ -196,12 +188,12 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		case OPT_CLOSED: o->closed = true; break;
 		case OPT_SPIN:
 			if (br_parse_duration_ns(optarg, &v) || v > 1000000000ull)
-				return usage_error("--spin: '%s' is not a duration (e.g. 150us, 1ms)", optarg);
+				return br_cli_usage(stderr, PROG, "--spin: '%s' is not a duration (e.g. 150us, 1ms)", optarg);
 			o->spin_ns = v;
 			break;
 		case OPT_ENGINE:
 			if (strcmp(optarg, "io_uring") && strcmp(optarg, "threads"))
-				return usage_error("--engine: '%s' is not io_uring or threads", optarg);
+				return br_cli_usage(stderr, PROG, "--engine: '%s' is not io_uring or threads", optarg);
 			o->engine = optarg;
 			break;
 		case OPT_THREADS:
@@ -220,9 +212,8 @@ int cli_read(int argc, char **argv, replay_opts *o)
 			puts("blkreel-replay " BLKREEL_VERSION);
 			return CLI_EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -231,20 +222,20 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		o->inputs[o->ninputs++] = argv[i];
 	}
 	if (o->ninputs == 0)
-		return usage_error("%s", "no trace given");
+		return br_cli_usage(stderr, PROG, "%s", "no trace given");
 	if (o->nmaps == 0)
-		return usage_error("%s", "no target: give -d PATH or --map MAJ,MIN=PATH");
+		return br_cli_usage(stderr, PROG, "%s", "no target: give -d PATH or --map MAJ,MIN=PATH");
 	size_t any = 0;
 	for (size_t i = 0; i < o->nmaps; i++)
 		any += o->maps[i].any;
 	if (any > 1 || (any && o->nmaps > 1))
-		return usage_error("%s", "give one -d, or --map for each device, not both");
+		return br_cli_usage(stderr, PROG, "%s", "give one -d, or --map for each device, not both");
 	if (o->nmaps > PLAN_MAX_TARGETS)
-		return usage_error("%s", "too many --map targets");
+		return br_cli_usage(stderr, PROG, "%s", "too many --map targets");
 	if (o->output && strcmp(o->output, "-") == 0 && !o->quiet)
-		return usage_error("%s", "-o - and the text report would both go to standard output (add -q)");
+		return br_cli_usage(stderr, PROG, "%s", "-o - and the text report would both go to standard output (add -q)");
 	if (o->no_stall && o->closed)
-		return usage_error("%s", "--no-stall and --closed do not go together");
+		return br_cli_usage(stderr, PROG, "%s", "--no-stall and --closed do not go together");
 	return CLI_OK;
 }
 

@@ -61,6 +61,11 @@ static const input_kind *kind_by_name(const char *name)
 	return NULL;
 }
 
+bool br_input_format_known(const char *name)
+{
+	return kind_by_name(name) != NULL;
+}
+
 /* Open one file (or stdin) and pick its kind from content. */
 static int open_single(const char *path, const br_reader_opts *opts, bool empty_ok,
 		       enum br_input_kind *kind, const char **format_name, br_source **out,

@@ -1,5 +1,7 @@
 #include "blkreel/units.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,26 @@ int br_parse_size(const char *text, uint64_t *bytes)
 			return 0;
 		}
 	return BR_EINVAL;
+}
+
+int br_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (!text || !*text || *text == '-' || *text == '+' || isspace((unsigned char)*text))
+		return BR_EINVAL;
+	int base = 10;
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		base = 16;
+		text += 2;
+		if (!*text)
+			return BR_EINVAL;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, base);
+	if (*end || errno == ERANGE || v < lo || v > hi)
+		return BR_EINVAL;
+	*out = v;
+	return 0;
 }
 
 char *br_format_bytes(uint64_t bytes, char *buf, size_t size)

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "blkreel/units.h"
+#include "blkreel/cli.h"
+
+#define PROG "blkreel-parse"
 
 static const char usage_text[] =
 	"Usage: blkreel-parse [OPTION]... TRACE...\n"
@@ -53,14 +56,6 @@ static const char usage_text[] =
 	"Exit status: 0 ok, 1 runtime failure (unreadable or damaged input, write\n"
 	"failure), 2 usage error.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "blkreel-parse: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'blkreel-parse --help' for more information.\n");
-	return CLI_USAGE;
-}
-
 enum {
 	OPT_SPLIT = 256, OPT_INFO, OPT_FROM, OPT_TO, OPT_SALVAGE, OPT_FAST, OPT_TEXT,
 	OPT_NO_PROGRESS, OPT_INPUT_FORMAT, OPT_SKIP_BAD,
@@ -107,7 +102,6 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:ql:j:hV", longopts, NULL)) != -1) {
 		uint64_t v;
-		char *end;
 		switch (c) {
 		case 'i':
 			if (add_input(cli, optarg))
@@ -119,43 +113,37 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		case OPT_TEXT: want_text = true; break;
 		case OPT_FROM:
 			if (br_parse_duration_ns(optarg, &v))
-				return usage_error("--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
+				return br_cli_usage(stderr, PROG, "--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
 			cli->read.has_from = true;
 			cli->read.from_ns = v;
 			break;
 		case OPT_TO:
 			if (br_parse_duration_ns(optarg, &v))
-				return usage_error("--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
+				return br_cli_usage(stderr, PROG, "--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
 			cli->read.has_to = true;
 			cli->read.to_ns = v;
 			break;
 		case 'q': cli->quiet = true; break;
 		case OPT_SALVAGE: cli->read.salvage = true; break;
 		case 'l': {
-			long l = strtol(optarg, &end, 10);
-			if (*end || l < 1 || l > 9)
-				return usage_error("--level: '%s' is not a level from 1 to 9", optarg);
-			cli->write.level = (int)l;
+			if (br_parse_uint(optarg, 1, 9, &v))
+				return br_cli_usage(stderr, PROG, "--level: '%s' is not a level from 1 to 9", optarg);
+			cli->write.level = (int)v;
 			break;
 		}
 		case OPT_FAST: cli->write.level = BR_LEVEL_FAST; break;
 		case 'j': {
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 256)
-				return usage_error("--threads: '%s' is not a count from 1 to 256", optarg);
-			cli->read.threads = cli->write.threads = (unsigned)n;
+			if (br_parse_uint(optarg, 1, 256, &v))
+				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
+			cli->read.threads = cli->write.threads = (unsigned)v;
 			break;
 		}
 		case OPT_NO_PROGRESS: cli->progress = false; break;
-		case OPT_INPUT_FORMAT: {
-			bool known = false;
-			for (size_t i = 0; br_input_format_names[i]; i++)
-				known |= strcmp(br_input_format_names[i], optarg) == 0;
-			if (!known)
-				return usage_error("--input-format: unknown format '%s'", optarg);
+		case OPT_INPUT_FORMAT:
+			if (!br_input_format_known(optarg))
+				return br_cli_usage(stderr, PROG, "--input-format: unknown format '%s'", optarg);
 			cli->read.format = optarg;
 			break;
-		}
 		case OPT_SKIP_BAD: cli->read.skip_bad = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -164,25 +152,24 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 			puts("blkreel-parse " BLKREEL_VERSION);
 			return CLI_EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
 	for (int i = optind; i < argc; i++)
 		if (add_input(cli, argv[i]))
 			return 1;
 	if (cli->ninputs == 0)
-		return usage_error("%s", "no trace given");
+		return br_cli_usage(stderr, PROG, "%s", "no trace given");
 	if (cli->read.has_from && cli->read.has_to && cli->read.to_ns < cli->read.from_ns)
-		return usage_error("%s", "--to is before --from");
+		return br_cli_usage(stderr, PROG, "%s", "--to is before --from");
 	if (cli->output && cli->split)
-		return usage_error("%s", "give either -o or --split, not both");
+		return br_cli_usage(stderr, PROG, "%s", "give either -o or --split, not both");
 	if (cli->output)
 		cli->output_kind = br_output_kind_for_path(cli->output);
 	cli->text = want_text || (!cli->output && !cli->split && !cli->info);
 	if (cli->text && cli->output && strcmp(cli->output, "-") == 0)
-		return usage_error("%s", "--text and -o - would both write to standard output");
+		return br_cli_usage(stderr, PROG, "%s", "--text and -o - would both write to standard output");
 	return CLI_OK;
 }
 

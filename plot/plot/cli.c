@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "blkreel/cli.h"
 
 #define PROG "blkreel-plot"
 
@@ -57,14 +58,6 @@ static void usage(FILE *fp)
 "2 for a usage error.\n", PLOT_MAX_TRACES);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	return CLI_USAGE;
-}
-
 static int parse_panels(const char *list, unsigned *mask)
 {
 	*mask = 0;
@@ -77,7 +70,7 @@ static int parse_panels(const char *list, unsigned *mask)
 			if (!strcmp(tok, plot_panel_names[p]))
 				found = p;
 		if (found < 0) {
-			bad("unknown panel '%s' (known: io, tput, seek, iops, lat, qd, stats)", tok);
+			br_cli_usage(stderr, PROG, "unknown panel '%s' (known: io, tput, seek, iops, lat, qd, stats)", tok);
 			free(dup);
 			return -1;
 		}
@@ -196,12 +189,12 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		switch (c) {
 		case 't':
 			if (o->ntraces == PLOT_MAX_TRACES)
-				return bad("at most 8 traces (%s)", optarg);
+				return br_cli_usage(stderr, PROG, "at most 8 traces (%s)", optarg);
 			o->paths[o->ntraces++] = optarg;
 			break;
 		case 'l':
 			if (!o->ntraces)
-				return bad("-l %s must follow the -t it names", optarg);
+				return br_cli_usage(stderr, PROG, "-l %s must follow the -t it names", optarg);
 			o->labels[o->ntraces - 1] = optarg;
 			break;
 		case 'o': o->out = optarg; break;
@@ -210,9 +203,9 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			unsigned w, h;
 			char x;
 			if (sscanf(optarg, "%u%c%u", &w, &x, &h) != 3 || (x != 'x' && x != 'X'))
-				return bad("-F wants WIDTHxHEIGHT in pixels, not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "-F wants WIDTHxHEIGHT in pixels, not '%s'", optarg);
 			if (w < 400 || h < 300 || w > 10000 || h > 10000)
-				return bad("-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
+				return br_cli_usage(stderr, PROG, "-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
 			o->width = w;
 			o->height = h;
 			break;
@@ -221,7 +214,7 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			char *end;
 			double v = strtod(optarg, &end);
 			if (*end || !(v >= 24 && v <= 1200))
-				return bad("--dpi %s: want a number from 24 to 1200", optarg);
+				return br_cli_usage(stderr, PROG, "--dpi %s: want a number from 24 to 1200", optarg);
 			o->dpi = v;
 			break;
 		}
@@ -236,18 +229,18 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			break;
 		case 'x':
 			if (parse_range_time(optarg, &o->x0, &o->x1))
-				return bad("-x wants START:END (seconds, or with a unit: 250ms), not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "-x wants START:END (seconds, or with a unit: 250ms), not '%s'", optarg);
 			if (o->x1 <= o->x0)
-				return bad("-x %s: the end must come after the start", optarg);
+				return br_cli_usage(stderr, PROG, "-x %s: the end must come after the start", optarg);
 			o->has_x = true;
 			break;
 		case 'z': {
 			double a, b;
 			char tail;
 			if (sscanf(optarg, "%lf:%lf%c", &a, &b, &tail) != 2 || a < 0)
-				return bad("-z wants START:END in MB, not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "-z wants START:END in MB, not '%s'", optarg);
 			if (b <= a)
-				return bad("-z %s: the end must be above the start", optarg);
+				return br_cli_usage(stderr, PROG, "-z %s: the end must be above the start", optarg);
 			o->has_z = true;
 			o->z0 = a;
 			o->z1 = b;
@@ -255,17 +248,17 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		}
 		case 'r':
 			if (br_parse_duration_ns(optarg, &o->avg_window_ns))
-				return bad("-r wants a duration (2, 500ms), not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "-r wants a duration (2, 500ms), not '%s'", optarg);
 			break;
 		case 'b':
 			if (br_parse_duration_ns(optarg, &o->bucket_ns) || o->bucket_ns < 1000)
-				return bad("-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
 			break;
 		case OPT_DEV: {
 			unsigned ma, mi;
 			char tail;
 			if (sscanf(optarg, "%u,%u%c", &ma, &mi, &tail) != 2 && sscanf(optarg, "%u:%u%c", &ma, &mi, &tail) != 2)
-				return bad("--dev wants MAJOR,MINOR, not '%s'", optarg);
+				return br_cli_usage(stderr, PROG, "--dev wants MAJOR,MINOR, not '%s'", optarg);
 			o->has_dev = true;
 			o->dev = BR_MKDEV(ma, mi);
 			break;
@@ -275,52 +268,48 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		case OPT_CSV: o->csv = optarg; break;
 		case OPT_MOVIE: o->movie = optarg; break;
 		case OPT_FRAMES: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 2 || v > 2000)
-				return bad("--movie-frames %s: want 2 to 2000", optarg);
+			uint64_t v;
+			if (br_parse_uint(optarg, 2, 2000, &v))
+				return br_cli_usage(stderr, PROG, "--movie-frames %s: want 2 to 2000", optarg);
 			o->movie_frames = (unsigned)v;
 			break;
 		}
 		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
-		case OPT_INPUT_FORMAT: {
-			bool known = false;
-			for (size_t i = 0; br_input_format_names[i]; i++)
-				known |= strcmp(br_input_format_names[i], optarg) == 0;
-			if (!known)
-				return bad("--input-format: unknown format '%s'", optarg);
+		case OPT_INPUT_FORMAT:
+			if (!br_input_format_known(optarg))
+				return br_cli_usage(stderr, PROG, "--input-format: unknown format '%s'", optarg);
 			o->input_format = optarg;
 			break;
-		}
 		case OPT_SKIP_BAD: o->skip_bad = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return CLI_EXIT_OK;
 		case 'V': printf(PROG " (blkreel) " BLKREEL_VERSION "\n"); return CLI_EXIT_OK;
-		case ':': return bad("option '%s' needs an argument", argv[optind - 1]);
-		default: return bad("unknown option '%s'", argv[optind - 1]);
+		case ':':
+		default:
+			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
 	for (; optind < argc; optind++) {
 		if (o->ntraces == PLOT_MAX_TRACES)
-			return bad("at most 8 traces (%s)", argv[optind]);
+			return br_cli_usage(stderr, PROG, "at most 8 traces (%s)", argv[optind]);
 		o->paths[o->ntraces++] = argv[optind];
 	}
 	if (!o->ntraces)
-		return bad("%s", "no trace given (use -t FILE)");
+		return br_cli_usage(stderr, PROG, "%s", "no trace given (use -t FILE)");
 	o->panels &= ~no_panels;
 	if (!o->panels)
-		return bad("%s", "no panels left to draw");
+		return br_cli_usage(stderr, PROG, "%s", "no panels left to draw");
 	if (o->stack && !(o->panels & 1u << PANEL_IO))
-		return bad("%s", "--stack needs the io panel");
+		return br_cli_usage(stderr, PROG, "%s", "--stack needs the io panel");
 	for (size_t i = 0; i < o->ntraces; i++)
 		if (!o->labels[i]) {
 			cli->labels_owned[i] = default_label(o->paths[i]);
 			o->labels[i] = cli->labels_owned[i] ? cli->labels_owned[i] : o->paths[i];
 		}
 	if (!plot_output_ok(o->out))
-		return bad("-o %s: the name must end in .png, .svg or .pdf", o->out);
+		return br_cli_usage(stderr, PROG, "-o %s: the name must end in .png, .svg or .pdf", o->out);
 	if (o->movie && !plot_movie_name_ok(o->movie))
-		return bad("--movie %s: the name must end in .png or .apng", o->movie);
+		return br_cli_usage(stderr, PROG, "--movie %s: the name must end in .png or .apng", o->movie);
 	return CLI_OK;
 }
 

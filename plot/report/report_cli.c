@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "blkreel/units.h"
+#include "blkreel/cli.h"
+
+#define PROG "blkreel-report"
 
 static const char usage_text[] =
 	"Usage: blkreel-report [OPTION]... [-l LABEL] TRACE [[-l LABEL] TRACE]...\n"
@@ -55,14 +58,6 @@ static const char usage_text[] =
 	"Exit status: 0 ok, 1 runtime failure (unreadable or damaged trace, write\n"
 	"failure), 2 usage error.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "blkreel-report: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'blkreel-report --help' for more information.\n");
-	return CLI_USAGE;
-}
-
 enum {
 	OPT_JSON = 256, OPT_MARKDOWN, OPT_HTML, OPT_PLOT, OPT_NO_FIGURE, OPT_FROM, OPT_TO,
 	OPT_SEEK, OPT_RANGE, OPT_TOP, OPT_NO_PROGRESS, OPT_PER_IO,
@@ -98,16 +93,6 @@ static int add_trace(report_cli *cli, const char *path, const char **label)
 	else
 		default_label(t);
 	*label = NULL;
-	return 0;
-}
-
-static int parse_count(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
-{
-	char *end;
-	unsigned long x = strtoul(s, &end, 10);
-	if (!*s || *end || x < lo || x > hi || *s == '-')
-		return -1;
-	*v = x;
 	return 0;
 }
 
@@ -147,7 +132,6 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:l:t:qd:j:hV", longopts, NULL)) != -1) {
 		uint64_t v;
-		unsigned long n;
 		switch (c) {
 		case 1:
 		case 't':
@@ -156,9 +140,9 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			break;
 		case 'l':
 			if (!*optarg)
-				return usage_error("%s", "--label: empty label");
+				return br_cli_usage(stderr, PROG, "%s", "--label: empty label");
 			if (label)
-				return usage_error("-l %s: give a trace after each label", optarg);
+				return br_cli_usage(stderr, PROG, "-l %s: give a trace after each label", optarg);
 			label = optarg;
 			break;
 		case OPT_JSON: cli->json = optarg; break;
@@ -173,44 +157,44 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			char extra;
 			if (sscanf(optarg, "%u,%u%c", &ma, &mi, &extra) != 2 &&
 			    sscanf(optarg, "%u:%u%c", &ma, &mi, &extra) != 2)
-				return usage_error("--dev: '%s' is not MAJ,MIN", optarg);
+				return br_cli_usage(stderr, PROG, "--dev: '%s' is not MAJ,MIN", optarg);
 			if (ma >= (1u << 12) || mi >= (1u << BR_MINORBITS))
-				return usage_error("--dev: '%s' is out of range", optarg);
+				return br_cli_usage(stderr, PROG, "--dev: '%s' is out of range", optarg);
 			cli->an.stats.has_device = true;
 			cli->an.stats.device = BR_MKDEV(ma, mi);
 			break;
 		}
 		case OPT_FROM:
 			if (br_parse_duration_ns(optarg, &v))
-				return usage_error("--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
+				return br_cli_usage(stderr, PROG, "--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
 			cli->read.has_from = true;
 			cli->read.from_ns = v;
 			break;
 		case OPT_TO:
 			if (br_parse_duration_ns(optarg, &v))
-				return usage_error("--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
+				return br_cli_usage(stderr, PROG, "--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
 			cli->read.has_to = true;
 			cli->read.to_ns = v;
 			break;
 		case OPT_SEEK:
-			if (parse_count(optarg, 1, 1ul << 40, &n))
-				return usage_error("--seek-sectors: '%s' is not a sector count of 1 or more", optarg);
-			cli->an.stats.seek_sectors = n;
+			if (br_parse_uint(optarg, 1, 1ull << 40, &v))
+				return br_cli_usage(stderr, PROG, "--seek-sectors: '%s' is not a sector count of 1 or more", optarg);
+			cli->an.stats.seek_sectors = v;
 			break;
 		case OPT_RANGE:
 			if (br_parse_size(optarg, &v) || v < 4096)
-				return usage_error("--range: '%s' is not a size of 4k or more (e.g. 128M)", optarg);
+				return br_cli_usage(stderr, PROG, "--range: '%s' is not a size of 4k or more (e.g. 128M)", optarg);
 			cli->an.range_bytes = v;
 			break;
 		case OPT_TOP:
-			if (parse_count(optarg, 1, 1000, &n))
-				return usage_error("--top: '%s' is not a count from 1 to 1000", optarg);
-			cli->top = (unsigned)n;
+			if (br_parse_uint(optarg, 1, 1000, &v))
+				return br_cli_usage(stderr, PROG, "--top: '%s' is not a count from 1 to 1000", optarg);
+			cli->top = (unsigned)v;
 			break;
 		case 'j':
-			if (parse_count(optarg, 1, 256, &n))
-				return usage_error("--threads: '%s' is not a count from 1 to 256", optarg);
-			cli->read.threads = (unsigned)n;
+			if (br_parse_uint(optarg, 1, 256, &v))
+				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
+			cli->read.threads = (unsigned)v;
 			break;
 		case OPT_NO_PROGRESS: cli->progress = false; break;
 		case 'h':
@@ -220,32 +204,31 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			puts("blkreel-report " BLKREEL_VERSION);
 			return CLI_EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
 	if (label)
-		return usage_error("-l %s: no trace follows the label", label);
+		return br_cli_usage(stderr, PROG, "-l %s: no trace follows the label", label);
 	if (cli->ntraces == 0)
-		return usage_error("%s", "no trace given");
+		return br_cli_usage(stderr, PROG, "%s", "no trace given");
 	if (cli->ntraces > BR_CMP_MAX_TRACES) {
 		char n[32];
 		snprintf(n, sizeof n, "%d", BR_CMP_MAX_TRACES);
-		return usage_error("at most %s traces can be compared", n);
+		return br_cli_usage(stderr, PROG, "at most %s traces can be compared", n);
 	}
 	size_t stdin_uses = 0;
 	for (size_t i = 0; i < cli->ntraces; i++)
 		stdin_uses += strcmp(cli->traces[i].path, "-") == 0;
 	if (stdin_uses > 1)
-		return usage_error("%s", "standard input (-) can be read only once");
+		return br_cli_usage(stderr, PROG, "%s", "standard input (-) can be read only once");
 	if (cli->read.has_from && cli->read.has_to && cli->read.to_ns < cli->read.from_ns)
-		return usage_error("%s", "--to is before --from");
+		return br_cli_usage(stderr, PROG, "%s", "--to is before --from");
 	const char *outs[4] = { cli->json, cli->markdown, cli->html, cli->per_io };
 	for (int i = 0; i < 4; i++)
 		for (int j = i + 1; j < 4; j++)
 			if (outs[i] && outs[j] && strcmp(outs[i], outs[j]) == 0)
-				return usage_error("'%s' is given for two outputs", outs[i]);
+				return br_cli_usage(stderr, PROG, "'%s' is given for two outputs", outs[i]);
 	if (no_figure)
 		cli->plot_bin = "";
 	return CLI_OK;

@@ -73,6 +73,9 @@ typedef struct br_input_info {
 /* Names accepted by br_reader_opts.format, NULL-terminated. */
 extern const char *const br_input_format_names[];
 
+/* True when name is one of br_input_format_names. */
+bool br_input_format_known(const char *name);
+
 /* Open one or more inputs. paths[i] may be "-" for standard input (at most
  * once). opts may be NULL for defaults. */
 int br_reader_open(br_reader **out, const char *const *paths, size_t npaths,

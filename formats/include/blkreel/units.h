@@ -12,6 +12,9 @@
 int br_parse_duration_ns(const char *text, uint64_t *ns);
 /* 0 on success, BR_EINVAL if text is not a size. */
 int br_parse_size(const char *text, uint64_t *bytes);
+/* A whole number in [lo, hi]: decimal, or hexadecimal after "0x"; no sign,
+ * nothing after it. 0 on success, BR_EINVAL otherwise. */
+int br_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 
 /* "12.3 KiB", "4.0 MiB", "512 B" into buf; returns buf. */
 char *br_format_bytes(uint64_t bytes, char *buf, size_t size);

@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include <criterion/criterion.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -70,6 +72,29 @@ void tu_tmpdir_remove(char *dir)
 		}
 	}
 	free(dir);
+}
+
+char *tu_dir;
+
+void tu_dir_setup(void)
+{
+	tu_dir = tu_tmpdir();
+	cr_assert(tu_dir, "cannot make a temp dir");
+}
+
+void tu_dir_teardown(void)
+{
+	tu_tmpdir_remove(tu_dir);
+	tu_dir = NULL;
+}
+
+const char *tu_path(const char *name)
+{
+	static char paths[8][PATH_MAX];
+	static unsigned k;
+	char *p = paths[k++ % 8];
+	snprintf(p, PATH_MAX, "%s/%s", tu_dir, name);
+	return p;
 }
 
 static char *slurp_fd(int fd, size_t *len)

@@ -20,6 +20,15 @@ const char *tu_sample(const char *rel);
 char *tu_tmpdir(void);
 void tu_tmpdir_remove(char *dir);
 
+/* One fresh temp dir per test, for suites declared
+ *   TestSuite(name, .init = tu_dir_setup, .fini = tu_dir_teardown);
+ * tu_dir is its path while the test runs (each test is its own process). */
+extern char *tu_dir;
+void tu_dir_setup(void);
+void tu_dir_teardown(void);
+/* tu_dir/name; the result lives in one of 8 rotating buffers. */
+const char *tu_path(const char *name);
+
 /* Run `sh -c cmd`, capture stdout and stderr (malloc'd, NUL terminated,
  * may be NULL to discard); returns the exit status (or 128+signal). */
 int tu_run(const char *cmd, char **out, size_t *out_len, char **err);

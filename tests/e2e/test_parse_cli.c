@@ -10,20 +10,8 @@
 #include "testutil.h"
 #include "tracegen.h"
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(parse_cli, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(parse_cli, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 120);
 
 static const char *parse(void)
 {
@@ -72,8 +60,8 @@ Test(parse_cli, bad_input_is_one_clear_line)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char path[1024], outpath[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
-		snprintf(outpath, sizeof outpath, "%s/%s.blktrace.gz", dir, cases[i].name);
+		snprintf(path, sizeof path, "%s/%s", tu_dir, cases[i].name);
+		snprintf(outpath, sizeof outpath, "%s/%s.blktrace.gz", tu_dir, cases[i].name);
 		tu_write_file(path, cases[i].content, cases[i].len);
 		char *out = NULL, *err = NULL;
 		int rc = tu_runf(&out, NULL, &err, "'%s' '%s' -o '%s'", parse(), path, outpath);
@@ -93,8 +81,8 @@ Test(parse_cli, bad_input_is_one_clear_line)
 	uint8_t *data = tu_read_file(src, &len);
 	cr_assert(data && len > 1000);
 	char path[1024], outpath[1024];
-	snprintf(path, sizeof path, "%s/cut", dir);
-	snprintf(outpath, sizeof outpath, "%s/cut.blktrace.gz", dir);
+	snprintf(path, sizeof path, "%s/cut", tu_dir);
+	snprintf(outpath, sizeof outpath, "%s/cut.blktrace.gz", tu_dir);
 	tu_write_file(path, data, len - 30);
 	char *err = NULL;
 	cr_expect_eq(tu_runf(NULL, NULL, &err, "'%s' '%s' -o '%s'", parse(), path, outpath), 1);
@@ -118,7 +106,7 @@ Test(parse_cli, compressed_file_is_read_by_blkparse)
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
 			 "cd '%s' && '%s' '%s' -o run.blktrace.gz && zcat run.blktrace.gz | blkparse -q -i - | wc -l",
-			 dir, parse(), tu_sample("ext4-loop"));
+			 tu_dir, parse(), tu_sample("ext4-loop"));
 	cr_assert_eq(rc, 0);
 	cr_expect_eq(atoi(out), 6125);
 	free(out);
@@ -129,7 +117,7 @@ Test(parse_cli, round_trip_cpu_set_compressed_cpu_set)
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "cd '%s' && '%s' '%s' -o a.blktrace.gz && '%s' a.blktrace.gz --split back"
 			 " && cmp '%s.blktrace.0' back.blktrace.0 && cmp '%s.blktrace.1' back.blktrace.1",
-			 dir, parse(), tu_sample("ext4-loop"), parse(), tu_sample("ext4-loop"),
+			 tu_dir, parse(), tu_sample("ext4-loop"), parse(), tu_sample("ext4-loop"),
 			 tu_sample("ext4-loop"));
 	cr_expect_eq(rc, 0, "per-CPU set -> compressed -> per-CPU set is byte-identical");
 	/* and through a single stream and standard input */
@@ -137,14 +125,14 @@ Test(parse_cli, round_trip_cpu_set_compressed_cpu_set)
 		     "cd '%s' && '%s' a.blktrace.gz -o merged.bin && '%s' - -o again.blktrace.gz < merged.bin"
 		     " && '%s' again.blktrace.gz --split again && cmp back.blktrace.0 again.blktrace.0"
 		     " && cmp back.blktrace.1 again.blktrace.1",
-		     dir, parse(), parse(), parse());
+		     tu_dir, parse(), parse(), parse());
 	cr_expect_eq(rc, 0, "stream and stdin round trip");
 	if (!tu_have("blkparse"))
 		return;
 	char *ours = NULL, *theirs = NULL;
-	rc = tu_runf(&theirs, NULL, NULL, "cd '%s' && blkparse -q -i back | grep -v '^Input file'", dir);
+	rc = tu_runf(&theirs, NULL, NULL, "cd '%s' && blkparse -q -i back | grep -v '^Input file'", tu_dir);
 	cr_assert_eq(rc, 0);
-	rc = tu_runf(&ours, NULL, NULL, "cd '%s' && '%s' -q back", dir, parse());
+	rc = tu_runf(&ours, NULL, NULL, "cd '%s' && '%s' -q back", tu_dir, parse());
 	cr_assert_eq(rc, 0);
 	cr_expect_str_eq(ours, theirs, "blkparse reads our --split set line for line");
 	free(ours);
@@ -174,20 +162,20 @@ Test(parse_cli, time_window_uses_the_index)
 		tg_append(&b, &ev, false);
 	}
 	char raw[1024];
-	snprintf(raw, sizeof raw, "%s/long.bin", dir);
+	snprintf(raw, sizeof raw, "%s/long.bin", tu_dir);
 	cr_assert_eq(tg_write(&b, raw), 0);
 	tg_free(&b);
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
 			 "cd '%s' && '%s' long.bin -o long.blktrace.gz && '%s' --info --from 15s --to 16s long.blktrace.gz",
-			 dir, parse(), parse());
+			 tu_dir, parse(), parse());
 	cr_assert_eq(rc, 0);
 	/* 15.0 s .. 16.0 s inclusive at 100 us spacing: 10001 events */
 	cr_expect(strstr(out, "events: 10001 "), "%s", out);
 	cr_expect(strstr(out, "members skipped by the time window without inflating"), "%s", out);
 	free(out);
 	/* the same window on the raw stream gives the same events */
-	rc = tu_runf(&out, NULL, NULL, "cd '%s' && '%s' --info --from 15s --to 16s long.bin", dir,
+	rc = tu_runf(&out, NULL, NULL, "cd '%s' && '%s' --info --from 15s --to 16s long.bin", tu_dir,
 		     parse());
 	cr_assert_eq(rc, 0);
 	cr_expect(strstr(out, "events: 10001 "), "%s", out);
@@ -210,16 +198,16 @@ Test(parse_cli, real_trace_stdin_and_file)
 
 Test(parse_cli, damaged_member_and_salvage)
 {
-	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' '%s' -o a.blktrace.gz", dir, parse(),
+	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' '%s' -o a.blktrace.gz", tu_dir, parse(),
 			 tu_sample("ext4-loop"));
 	cr_assert_eq(rc, 0);
 	char path[1024];
-	snprintf(path, sizeof path, "%s/a.blktrace.gz", dir);
+	snprintf(path, sizeof path, "%s/a.blktrace.gz", tu_dir);
 	size_t len;
 	uint8_t *data = tu_read_file(path, &len);
 	cr_assert(data && len > 20000);
 	data[len / 2] ^= 0x55; /* inside a middle member's deflate data */
-	snprintf(path, sizeof path, "%s/bad.blktrace.gz", dir);
+	snprintf(path, sizeof path, "%s/bad.blktrace.gz", tu_dir);
 	tu_write_file(path, data, len);
 	free(data);
 	char *out = NULL, *err = NULL;
@@ -250,13 +238,13 @@ Test(parse_cli, blkparse_dump_is_read)
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "cd '%s' && blkparse -i '%s' -d dump.bin -O >/dev/null && '%s' -q dump.bin > a.txt"
 			 " && '%s' -q '%s' > b.txt && cmp a.txt b.txt",
-			 dir, tu_sample("ext4-loop"), parse(), parse(), tu_sample("ext4-loop"));
+			 tu_dir, tu_sample("ext4-loop"), parse(), parse(), tu_sample("ext4-loop"));
 	cr_expect_eq(rc, 0, "a blkparse -d dump reads as the set it came from");
 }
 
 Test(parse_cli, make_install_puts_tools_in_prefix)
 {
 	int rc = tu_runf(NULL, NULL, NULL, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install PREFIX='%s/prefix' >/dev/null 2>&1"
-			 " && test -x '%s/prefix/bin/blkreel-parse'", tu_root(), dir, dir);
+			 " && test -x '%s/prefix/bin/blkreel-parse'", tu_root(), tu_dir, tu_dir);
 	cr_expect_eq(rc, 0);
 }

@@ -14,19 +14,12 @@
 
 #define DEV BR_MKDEV(8, 16)
 
-static char *dir;
 static char path[1024];
 
 static void setup(void)
 {
-	dir = tu_tmpdir();
-	cr_assert(dir);
-	snprintf(path, sizeof path, "%s/t.blktrace.0", dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
+	tu_dir_setup();
+	snprintf(path, sizeof path, "%s/t.blktrace.0", tu_dir);
 }
 
 /* n events; every third one a message whose payload length and bytes depend
@@ -124,7 +117,7 @@ static int compare_with_reader(uint64_t *count, br_error *err)
 	return n;
 }
 
-TestSuite(event_pipe, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(event_pipe, .init = setup, .fini = tu_dir_teardown, .timeout = 60);
 
 Test(event_pipe, same_events_and_payloads_in_order)
 {

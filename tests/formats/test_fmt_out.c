@@ -7,20 +7,8 @@
 
 #include "testutil.h"
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(fmt_out, .init = setup, .fini = teardown);
+TestSuite(fmt_out, .init = tu_dir_setup, .fini = tu_dir_teardown);
 
 /* A write with its completion 2 ms later, a read never completed, a flush
  * (D FN) and its completion, a discard. */
@@ -35,8 +23,8 @@ static const char input[] =
 static char *convert(const char *ext)
 {
 	char in[1024], out[1024];
-	snprintf(in, sizeof in, "%s/in.txt", dir);
-	snprintf(out, sizeof out, "%s/out.%s", dir, ext);
+	snprintf(in, sizeof in, "%s/in.txt", tu_dir);
+	snprintf(out, sizeof out, "%s/out.%s", tu_dir, ext);
 	cr_assert_eq(tu_write_file(in, input, sizeof input - 1), 0);
 	char *err = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "%s --no-progress %s -o %s", tu_bin("blkreel-parse"), in, out);
@@ -85,7 +73,7 @@ Test(fmt_out, iolog_round_trips_through_our_fio_reader)
 	free(convert("iolog"));
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL, "%s --no-progress %s/out.iolog -o %s/back.csv && cat %s/back.csv",
-			 tu_bin("blkreel-parse"), dir, dir, dir);
+			 tu_bin("blkreel-parse"), tu_dir, tu_dir, tu_dir);
 	cr_assert_eq(rc, 0);
 	/* files are renumbered 0,N; offsets, sizes, ops and µs times survive */
 	cr_expect_str_eq(out,
@@ -100,11 +88,11 @@ Test(fmt_out, iolog_round_trips_through_our_fio_reader)
 Test(fmt_out, skip_bad_and_forced_format_on_the_command_line)
 {
 	char in[1024];
-	snprintf(in, sizeof in, "%s/bad.trace", dir);
+	snprintf(in, sizeof in, "%s/bad.trace", tu_dir);
 	const char text[] = "1 0 0 8 1\n2 0 8 8 1\ngarbage here\n3 0 16 8 1\n";
 	cr_assert_eq(tu_write_file(in, text, sizeof text - 1), 0);
 	char *err = NULL;
-	int rc = tu_runf(NULL, NULL, &err, "%s --no-progress %s -o %s/x.csv", tu_bin("blkreel-parse"), in, dir);
+	int rc = tu_runf(NULL, NULL, &err, "%s --no-progress %s -o %s/x.csv", tu_bin("blkreel-parse"), in, tu_dir);
 	cr_expect_eq(rc, 1);
 	cr_expect(err && strstr(err, "line 3") && strstr(err, "byte 20"), "%s", err);
 	free(err);
@@ -115,7 +103,7 @@ Test(fmt_out, skip_bad_and_forced_format_on_the_command_line)
 	free(out);
 	/* forced: a DiskSim trace read as fio fails on its first line */
 	rc = tu_runf(NULL, NULL, &err, "%s --no-progress --input-format fio %s -o %s/y.csv",
-		     tu_bin("blkreel-parse"), in, dir);
+		     tu_bin("blkreel-parse"), in, tu_dir);
 	cr_expect_eq(rc, 1);
 	cr_expect(err && strstr(err, "line 1"), "%s", err);
 	free(err);

@@ -26,23 +26,11 @@ typedef struct got {
 	br_error err;
 } got;
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
 
 static const char *write_input(const char *name, const char *text)
 {
 	static char path[1024];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(path, sizeof path, "%s/%s", tu_dir, name);
 	cr_assert_eq(tu_write_file(path, text, strlen(text)), 0);
 	return path;
 }
@@ -91,7 +79,7 @@ static bool is_complete(const br_event *ev)
 	return !br_event_is_notify(ev) && br_event_code(ev) == __BLK_TA_COMPLETE;
 }
 
-TestSuite(fmt_text, .init = setup, .fini = teardown);
+TestSuite(fmt_text, .init = tu_dir_setup, .fini = tu_dir_teardown);
 
 /* ---- MSR Cambridge ---------------------------------------------------------- */
 
@@ -256,7 +244,7 @@ Test(fmt_text, blkreplay_header_response_and_flags)
 Test(fmt_text, blkreplay_gzip_is_detected)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/a.load.gz", dir);
+	snprintf(path, sizeof path, "%s/a.load.gz", tu_dir);
 	gzFile z = gzopen(path, "wb");
 	cr_assert(z);
 	gzputs(z, "licence\nstart ; sector; length ; op ; replay_delay=0 ; replay_duration=0\n"
@@ -478,7 +466,7 @@ Test(fmt_text, unknown_text_is_refused)
 Test(fmt_text, truncated_gzip_is_an_error)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/t.load.gz", dir);
+	snprintf(path, sizeof path, "%s/t.load.gz", tu_dir);
 	gzFile z = gzopen(path, "wb");
 	cr_assert(z);
 	for (int i = 0; i < 20000; i++)

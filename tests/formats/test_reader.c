@@ -12,27 +12,6 @@
 
 #define DEV BR_MKDEV(8, 16)
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-static char *path_in(const char *name)
-{
-	static char p[4][1024];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-	return p[k];
-}
 
 /* Read everything; returns the count, fills times/cpus (up to max). */
 static size_t read_all(const char *const *paths, size_t n, const br_reader_opts *opts,
@@ -58,7 +37,7 @@ static size_t read_all(const char *const *paths, size_t n, const br_reader_opts 
 	return count;
 }
 
-TestSuite(reader, .init = setup, .fini = teardown);
+TestSuite(reader, .init = tu_dir_setup, .fini = tu_dir_teardown);
 
 Test(reader, cpu_set_is_merged_by_time)
 {
@@ -72,11 +51,11 @@ Test(reader, cpu_set_is_merged_by_time)
 		br_event ev = tg_io(t1[i], DEV, 1, TG_Q_W, 200 + i, 4096, 1);
 		tg_append(&b1, &ev, false);
 	}
-	cr_assert_eq(tg_write(&b0, path_in("set.blktrace.0")), 0);
-	cr_assert_eq(tg_write(&b1, path_in("set.blktrace.1")), 0);
+	cr_assert_eq(tg_write(&b0, tu_path("set.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&b1, tu_path("set.blktrace.1")), 0);
 	uint64_t times[8];
 	uint32_t cpus[8];
-	const char *by_name[] = { path_in("set") };
+	const char *by_name[] = { tu_path("set") };
 	cr_assert_eq(read_all(by_name, 1, NULL, times, cpus, 8), 5);
 	uint64_t want_t[] = { 10, 20, 30, 40, 50 };
 	uint32_t want_c[] = { 0, 1, 0, 1, 0 };
@@ -85,7 +64,7 @@ Test(reader, cpu_set_is_merged_by_time)
 		cr_expect_eq(cpus[i], want_c[i]);
 	}
 	/* any member's name opens the whole set, as blkparse does */
-	const char *by_member[] = { path_in("set.blktrace.1") };
+	const char *by_member[] = { tu_path("set.blktrace.1") };
 	cr_expect_eq(read_all(by_member, 1, NULL, NULL, NULL, 0), 5);
 	tg_free(&b0);
 	tg_free(&b1);
@@ -102,10 +81,10 @@ Test(reader, equal_times_follow_blkparse_file_mode)
 			ev.sequence = (uint32_t)i + 1;
 			tg_append(&b[cpu], &ev, false);
 		}
-	cr_assert_eq(tg_write(&b[0], path_in("tie.blktrace.0")), 0);
-	cr_assert_eq(tg_write(&b[1], path_in("tie.blktrace.1")), 0);
+	cr_assert_eq(tg_write(&b[0], tu_path("tie.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&b[1], tu_path("tie.blktrace.1")), 0);
 	uint32_t cpus[6];
-	const char *p[] = { path_in("tie") };
+	const char *p[] = { tu_path("tie") };
 	cr_assert_eq(read_all(p, 1, NULL, NULL, cpus, 6), 6);
 	char ours[16] = "";
 	for (int i = 0; i < 6; i++)
@@ -116,7 +95,7 @@ Test(reader, equal_times_follow_blkparse_file_mode)
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
 			 "cd '%s' && blkparse -q -i tie -f '%%c\\n' | grep -v '^Input' | tr -d ' \\n'",
-			 dir);
+			 tu_dir);
 	cr_assert_eq(rc, 0);
 	cr_expect_str_eq(out, ours, "blkparse order %s, ours %s", out, ours);
 	free(out);
@@ -129,17 +108,17 @@ Test(reader, empty_cpu_files_are_skipped_and_lone_member_is_a_stream)
 	tg_buf b = { 0 };
 	br_event ev = tg_io(5, DEV, 2, TG_D_R, 8, 4096, 3);
 	tg_append(&b, &ev, false);
-	cr_assert_eq(tg_write(&b, path_in("e.blktrace.2")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("e.blktrace.2")), 0);
 	tg_buf empty = { 0 };
-	cr_assert_eq(tg_write(&empty, path_in("e.blktrace.0")), 0);
-	cr_assert_eq(tg_write(&empty, path_in("e.blktrace.1")), 0);
-	const char *p[] = { path_in("e") };
+	cr_assert_eq(tg_write(&empty, tu_path("e.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&empty, tu_path("e.blktrace.1")), 0);
+	const char *p[] = { tu_path("e") };
 	cr_expect_eq(read_all(p, 1, NULL, NULL, NULL, 0), 1);
 
-	cr_assert_eq(tg_write(&b, path_in("lone.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("lone.blktrace.0")), 0);
 	br_reader *r;
 	br_error err;
-	const char *lone[] = { path_in("lone.blktrace.0") };
+	const char *lone[] = { tu_path("lone.blktrace.0") };
 	cr_assert_eq(br_reader_open(&r, lone, 1, NULL, &err), 0);
 	cr_expect_eq(br_reader_input(r, 0)->kind, BR_INPUT_STREAM);
 	br_reader_close(r);
@@ -155,11 +134,11 @@ Test(reader, other_byte_order_reads_the_same)
 		tg_append(&native, &ev, false);
 		tg_append(&swapped, &ev, true);
 	}
-	cr_assert_eq(tg_write(&native, path_in("native.bin")), 0);
-	cr_assert_eq(tg_write(&swapped, path_in("swapped.bin")), 0);
+	cr_assert_eq(tg_write(&native, tu_path("native.bin")), 0);
+	cr_assert_eq(tg_write(&swapped, tu_path("swapped.bin")), 0);
 	br_reader *a, *b;
 	br_error err;
-	const char *pa[] = { path_in("native.bin") }, *pb[] = { path_in("swapped.bin") };
+	const char *pa[] = { tu_path("native.bin") }, *pb[] = { tu_path("swapped.bin") };
 	cr_assert_eq(br_reader_open(&a, pa, 1, NULL, &err), 0);
 	cr_assert_eq(br_reader_open(&b, pb, 1, NULL, &err), 0, "%s", err.msg);
 	br_event ea, eb;
@@ -193,10 +172,10 @@ Test(reader, process_names_and_start_time)
 	tg_append(&b, &io, false);
 	tg_append(&b, &n2, false);
 	tg_append(&b, &io2, false);
-	cr_assert_eq(tg_write(&b, path_in("names.bin")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("names.bin")), 0);
 	br_reader *r;
 	br_error err;
-	const char *p[] = { path_in("names.bin") };
+	const char *p[] = { tu_path("names.bin") };
 	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0);
 	cr_expect_eq(br_reader_start_time(r), 1000, "the first real event, not the notify record");
 	br_event ev;
@@ -224,9 +203,9 @@ Test(reader, slightly_unordered_stream_is_sorted)
 		br_event ev = tg_io(t[i], DEV, (uint32_t)i % 2, TG_Q_R, (uint64_t)i, 512, 1);
 		tg_append(&b, &ev, false);
 	}
-	cr_assert_eq(tg_write(&b, path_in("unordered.bin")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("unordered.bin")), 0);
 	uint64_t times[6];
-	const char *p[] = { path_in("unordered.bin") };
+	const char *p[] = { tu_path("unordered.bin") };
 	cr_assert_eq(read_all(p, 1, NULL, times, NULL, 6), 6);
 	for (int i = 1; i < 6; i++)
 		cr_expect_leq(times[i - 1], times[i]);
@@ -242,11 +221,11 @@ Test(reader, time_window_is_relative_to_trace_start)
 				    (uint64_t)i, 512, 1);
 		tg_append(&b, &ev, false);
 	}
-	cr_assert_eq(tg_write(&b, path_in("window.bin")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("window.bin")), 0);
 	br_reader_opts o = { .has_from = true, .from_ns = 2000000000ull, .has_to = true,
 			     .to_ns = 5000000000ull };
 	uint64_t times[10];
-	const char *p[] = { path_in("window.bin") };
+	const char *p[] = { tu_path("window.bin") };
 	cr_assert_eq(read_all(p, 1, &o, times, NULL, 10), 4);
 	cr_expect_eq(times[0], base + 2000000000ull);
 	cr_expect_eq(times[3], base + 5000000000ull);
@@ -262,10 +241,10 @@ Test(reader, multiple_inputs_merge)
 		tg_append(&a, &ea, false);
 		tg_append(&b, &eb, false);
 	}
-	cr_assert_eq(tg_write(&a, path_in("a.bin")), 0);
-	cr_assert_eq(tg_write(&b, path_in("b.bin")), 0);
+	cr_assert_eq(tg_write(&a, tu_path("a.bin")), 0);
+	cr_assert_eq(tg_write(&b, tu_path("b.bin")), 0);
 	uint64_t times[8];
-	const char *p[] = { path_in("a.bin"), path_in("b.bin") };
+	const char *p[] = { tu_path("a.bin"), tu_path("b.bin") };
 	cr_assert_eq(read_all(p, 2, NULL, times, NULL, 8), 8);
 	for (int i = 0; i < 8; i++)
 		cr_expect_eq(times[i], (uint64_t)i);
@@ -310,48 +289,48 @@ Test(reader, bad_input)
 	}
 	/* empty */
 	tg_buf none = { 0 };
-	tg_write(&none, path_in("empty"));
-	expect_error(path_in("empty"), BR_EFORMAT, 0);
+	tg_write(&none, tu_path("empty"));
+	expect_error(tu_path("empty"), BR_EFORMAT, 0);
 	/* truncated: two records and half of a third */
 	tg_buf t = good;
 	t.len = 2 * BR_RECORD_SIZE + 20;
-	tg_write(&t, path_in("truncated"));
-	expect_error(path_in("truncated"), BR_ETRUNC, 2 * BR_RECORD_SIZE);
+	tg_write(&t, tu_path("truncated"));
+	expect_error(tu_path("truncated"), BR_ETRUNC, 2 * BR_RECORD_SIZE);
 	/* wrong magic in the second record */
 	tg_buf m = { 0 };
 	tg_append(&m, &(br_event){ .time = 1, .action = TG_Q_R }, false);
 	tg_append(&m, &(br_event){ .time = 2, .action = TG_Q_R }, false);
 	m.data[BR_RECORD_SIZE + 3] ^= 0xff; /* the magic's top byte */
-	tg_write(&m, path_in("magic"));
-	expect_error(path_in("magic"), BR_EFORMAT, BR_RECORD_SIZE);
+	tg_write(&m, tu_path("magic"));
+	expect_error(tu_path("magic"), BR_EFORMAT, BR_RECORD_SIZE);
 	/* absurd pdu length */
 	tg_buf a = { 0 };
 	tg_append(&a, &(br_event){ .time = 1, .action = TG_Q_R }, false);
 	uint16_t huge = 60000;
 	memcpy(a.data + 46, &huge, 2);
-	tg_write(&a, path_in("pdu"));
-	expect_error(path_in("pdu"), BR_EFORMAT, 0);
+	tg_write(&a, tu_path("pdu"));
+	expect_error(tu_path("pdu"), BR_EFORMAT, 0);
 	/* pdu longer than the rest of the file */
 	uint16_t some = 100;
 	memcpy(a.data + 46, &some, 2);
-	tg_write(&a, path_in("pdu-cut"));
-	expect_error(path_in("pdu-cut"), BR_ETRUNC, 0);
+	tg_write(&a, tu_path("pdu-cut"));
+	expect_error(tu_path("pdu-cut"), BR_ETRUNC, 0);
 	/* version 6 */
 	tg_buf v = { 0 };
 	tg_append(&v, &(br_event){ .time = 1, .action = TG_Q_R }, false);
 	v.data[0] = 6;
-	tg_write(&v, path_in("v6"));
-	expect_error(path_in("v6"), BR_EUNSUP, 0);
+	tg_write(&v, tu_path("v6"));
+	expect_error(tu_path("v6"), BR_EUNSUP, 0);
 	/* not a trace at all */
 	const char text[] = "hello, this is not a block trace\n";
-	tu_write_file(path_in("text"), text, sizeof text - 1);
-	expect_error(path_in("text"), BR_EFORMAT, 0);
+	tu_write_file(tu_path("text"), text, sizeof text - 1);
+	expect_error(tu_path("text"), BR_EFORMAT, 0);
 	/* byte order flips in the middle */
 	tg_buf flip = { 0 };
 	tg_append(&flip, &(br_event){ .time = 1, .action = TG_Q_R }, false);
 	tg_append(&flip, &(br_event){ .time = 2, .action = TG_Q_R }, true);
-	tg_write(&flip, path_in("flip"));
-	expect_error(path_in("flip"), BR_EFORMAT, BR_RECORD_SIZE);
+	tg_write(&flip, tu_path("flip"));
+	expect_error(tu_path("flip"), BR_EFORMAT, BR_RECORD_SIZE);
 	tg_free(&good);
 	tg_free(&m);
 	tg_free(&a);
@@ -363,10 +342,10 @@ Test(reader, missing_file_and_directory)
 {
 	br_reader *r;
 	br_error err;
-	const char *missing[] = { path_in("no-such-trace") };
+	const char *missing[] = { tu_path("no-such-trace") };
 	cr_expect_eq(br_reader_open(&r, missing, 1, NULL, &err), BR_ESYS);
 	cr_expect(strstr(err.file, "no-such-trace"));
-	const char *d[] = { dir };
+	const char *d[] = { tu_dir };
 	cr_expect_lt(br_reader_open(&r, d, 1, NULL, &err), 0);
 	const char *twice[] = { "-", "-" };
 	cr_expect_eq(br_reader_open(&r, twice, 2, NULL, &err), BR_EINVAL);
@@ -444,10 +423,10 @@ Test(reader, version_8_records_in_stream_and_gzip)
 		memcpy(b.data + old, raw, sizeof raw);
 		b.len = old + sizeof raw;
 	}
-	cr_assert_eq(tg_write(&b, path_in("v8.bin")), 0);
-	cr_assert_eq(tu_runf(NULL, NULL, NULL, "gzip -c '%s' > '%s'", path_in("v8.bin"),
-			     path_in("v8.bin.gz")), 0);
-	const char *files[] = { path_in("v8.bin"), path_in("v8.bin.gz") };
+	cr_assert_eq(tg_write(&b, tu_path("v8.bin")), 0);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "gzip -c '%s' > '%s'", tu_path("v8.bin"),
+			     tu_path("v8.bin.gz")), 0);
+	const char *files[] = { tu_path("v8.bin"), tu_path("v8.bin.gz") };
 	for (int f = 0; f < 2; f++) {
 		br_reader *r;
 		br_error err;

@@ -183,28 +183,8 @@ static member_map *map_members(const uint8_t *f, size_t len)
 	return m;
 }
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(tgz, .init = setup, .fini = teardown, .timeout = 120);
-
-static const char *tmp(const char *name)
-{
-	static char p[4][600];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-	return p[k];
-}
+TestSuite(tgz, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 120);
 
 /* ---- round trips --------------------------------------------------------- */
 
@@ -230,7 +210,7 @@ Test(tgz, round_trip)
 	for (size_t c = 0; c < sizeof rt_cases / sizeof rt_cases[0]; c++) {
 		const struct rt_case *k = &rt_cases[c];
 		trace t = make_trace(k->n, 1000, (uint32_t)(c + 1));
-		const char *f = tmp("rt.blktrace.gz");
+		const char *f = tu_path("rt.blktrace.gz");
 		br_error err;
 		cr_assert_eq(write_trace(&t, f, k->wthreads, k->level, k->flush_every, &err), 0,
 			     "case %zu: %s", c, err.msg);
@@ -276,7 +256,7 @@ Test(tgz, round_trip)
 
 Test(tgz, writer_rejects_time_going_back)
 {
-	const char *f = tmp("order.gz");
+	const char *f = tu_path("order.gz");
 	void *st = calloc(1, br_tgz_writer_ops.state_size);
 	br_error err;
 	br_writer_opts o = { 0 };
@@ -300,7 +280,7 @@ Test(tgz, writer_rejects_time_going_back)
 Test(tgz, flush_leaves_a_readable_prefix)
 {
 	trace t = make_trace(4000, 1000, 7);
-	const char *f = tmp("live.gz");
+	const char *f = tu_path("live.gz");
 	void *st = calloc(1, br_tgz_writer_ops.state_size);
 	br_error err;
 	br_writer_opts o = { .threads = 2 };
@@ -333,7 +313,7 @@ Test(tgz, flush_leaves_a_readable_prefix)
 static void check_seek(bool pipe_input, unsigned threads)
 {
 	trace t = make_trace(60000, 1000, 3);
-	const char *f = tmp("seek.gz");
+	const char *f = tu_path("seek.gz");
 	br_error err;
 	cr_assert_eq(write_trace(&t, f, 2, 6, 0, &err), 0, "%s", err.msg);
 	size_t flen;
@@ -393,7 +373,7 @@ Test(tgz, seek_time_pipe) { check_seek(true, 2); }
 Test(tgz, first_time_from_header)
 {
 	trace t = make_trace(100, 1000, 9);
-	const char *f = tmp("ft.gz");
+	const char *f = tu_path("ft.gz");
 	cr_assert_eq(write_trace(&t, f, 1, 6, 0, NULL), 0);
 	br_input in;
 	br_error err;
@@ -419,7 +399,7 @@ static damaged make_damaged(size_t n)
 {
 	damaged d;
 	d.t = make_trace(n, 1000, 11);
-	const char *f = tmp("dmg.gz");
+	const char *f = tu_path("dmg.gz");
 	cr_assert_eq(write_trace(&d.t, f, 2, 6, 0, NULL), 0);
 	d.f = tu_read_file(f, &d.flen);
 	d.m = map_members(d.f, d.flen);
@@ -428,7 +408,7 @@ static damaged make_damaged(size_t n)
 
 static readback read_bytes(const uint8_t *b, size_t len, unsigned threads, bool salvage)
 {
-	const char *f = tmp("edited.gz");
+	const char *f = tu_path("edited.gz");
 	cr_assert_eq(tu_write_file(f, b, len), 0);
 	return read_path(f, threads, salvage, false, 0);
 }
@@ -598,7 +578,7 @@ Test(tgz, empty_and_wrong_magic)
 	free(rb.raw);
 	br_input in;
 	br_error err;
-	const char *f = tmp("edited.gz");
+	const char *f = tu_path("edited.gz");
 	cr_assert_eq(br_input_open(&in, f, &err), 0);
 	br_source *src;
 	cr_assert_eq(br_tgz_source_open(&src, &in, NULL, &err), BR_EFORMAT);
@@ -610,11 +590,11 @@ Test(tgz, empty_and_wrong_magic)
 Test(tgz, plain_gzip)
 {
 	trace t = make_trace(30000, 1000, 5);
-	const char *raw = tmp("run.blktrace.0");
+	const char *raw = tu_path("run.blktrace.0");
 	cr_assert_eq(tu_write_file(raw, t.raw, t.len), 0);
 	/* one member, then two members concatenated */
 	cr_assert_eq(tu_runf(NULL, NULL, NULL, "gzip -c '%s' > '%s.gz'", raw, raw), 0);
-	readback rb = read_path(tmp("run.blktrace.0.gz"), 2, false, false, 0);
+	readback rb = read_path(tu_path("run.blktrace.0.gz"), 2, false, false, 0);
 	cr_assert_eq(rb.rc, 0, "%s", rb.err.msg);
 	cr_assert(!rb.info.indexed);
 	cr_assert_eq(rb.len, t.len);
@@ -622,15 +602,15 @@ Test(tgz, plain_gzip)
 	free(rb.raw);
 	cr_assert_eq(tu_runf(NULL, NULL, NULL,
 			     "head -c %zu '%s' | gzip -c > '%s/two.gz' && tail -c +%zu '%s' | gzip -c >> '%s/two.gz'",
-			     t.offs[1000], raw, dir, t.offs[1000] + 1, raw, dir), 0);
-	rb = read_path(tmp("two.gz"), 1, false, false, 0);
+			     t.offs[1000], raw, tu_dir, t.offs[1000] + 1, raw, tu_dir), 0);
+	rb = read_path(tu_path("two.gz"), 1, false, false, 0);
 	cr_assert_eq(rb.rc, 0, "%s", rb.err.msg);
 	cr_assert_eq(rb.len, t.len);
 	cr_assert(memcmp(rb.raw, t.raw, t.len) == 0);
 	free(rb.raw);
 	/* truncated plain gzip is an error, not a silent prefix */
-	cr_assert_eq(tu_runf(NULL, NULL, NULL, "head -c 5000 '%s.gz' > '%s/cut.gz'", raw, dir), 0);
-	rb = read_path(tmp("cut.gz"), 1, false, false, 0);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "head -c 5000 '%s.gz' > '%s/cut.gz'", raw, tu_dir), 0);
+	rb = read_path(tu_path("cut.gz"), 1, false, false, 0);
 	cr_assert_eq(rb.rc, BR_ETRUNC, "%d %s", rb.rc, rb.err.msg);
 	free(rb.raw);
 	free_trace(&t);

@@ -11,33 +11,21 @@
 #include "testutil.h"
 #include "tracegen.h"
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(writer, .init = setup, .fini = teardown);
+TestSuite(writer, .init = tu_dir_setup, .fini = tu_dir_teardown);
 
 static bool exists(const char *fmt, const char *a)
 {
 	char p[1024];
 	struct stat st;
-	snprintf(p, sizeof p, fmt, dir, a);
+	snprintf(p, sizeof p, fmt, tu_dir, a);
 	return stat(p, &st) == 0;
 }
 
 Test(writer, split_routes_by_cpu_and_fills_gaps)
 {
 	char base[1024];
-	snprintf(base, sizeof base, "%s/set", dir);
+	snprintf(base, sizeof base, "%s/set", tu_dir);
 	br_writer *w;
 	br_error err;
 	cr_assert_eq(br_writer_open(&w, BR_OUT_SPLIT, base, NULL, &err), 0);
@@ -67,7 +55,7 @@ Test(writer, split_routes_by_cpu_and_fills_gaps)
 	br_reader_close(r);
 	if (tu_have("blkparse")) {
 		char *out = NULL;
-		cr_assert_eq(tu_runf(&out, NULL, NULL, "cd '%s' && blkparse -q -i set | grep -c ' Q '", dir), 0);
+		cr_assert_eq(tu_runf(&out, NULL, NULL, "cd '%s' && blkparse -q -i set | grep -c ' Q '", tu_dir), 0);
 		cr_expect_eq(atoi(out), 4, "blkparse reads all CPUs past the gap");
 		free(out);
 	}
@@ -79,7 +67,7 @@ Test(writer, abort_removes_outputs)
 	static const char *names[] = { "s.bin", "split", "c.blktrace.gz" };
 	for (int k = 0; k < 3; k++) {
 		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+		snprintf(path, sizeof path, "%s/%s", tu_dir, names[k]);
 		br_writer *w;
 		br_error err;
 		cr_assert_eq(br_writer_open(&w, kinds[k], path, NULL, &err), 0, "%s", err.msg);
@@ -104,14 +92,14 @@ Test(writer, kinds_levels_and_bad_arguments)
 	br_error err;
 	br_writer_opts bad = { .level = 11 };
 	char path[1024];
-	snprintf(path, sizeof path, "%s/x.blktrace.gz", dir);
+	snprintf(path, sizeof path, "%s/x.blktrace.gz", tu_dir);
 	cr_expect_eq(br_writer_open(&w, BR_OUT_COMPRESSED, path, &bad, &err), BR_EINVAL);
 	cr_expect_eq(br_writer_open(&w, BR_OUT_SPLIT, "-", NULL, &err), BR_EINVAL);
-	snprintf(path, sizeof path, "%s/no/such/dir/x.bin", dir);
+	snprintf(path, sizeof path, "%s/no/such/dir/x.bin", tu_dir);
 	cr_expect_eq(br_writer_open(&w, BR_OUT_STREAM, path, NULL, &err), BR_ESYS);
 	cr_expect_str_eq(err.file, path);
 	/* a pdu longer than any record may carry */
-	snprintf(path, sizeof path, "%s/ok.bin", dir);
+	snprintf(path, sizeof path, "%s/ok.bin", tu_dir);
 	cr_assert_eq(br_writer_open(&w, BR_OUT_STREAM, path, NULL, &err), 0);
 	uint8_t pdu[8] = { 0 };
 	br_event ev = tg_io(1, BR_MKDEV(8, 0), 0, TG_Q_R, 8, 512, 1);

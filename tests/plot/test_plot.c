@@ -21,20 +21,8 @@
 #define R BLK_TC_ACT(BLK_TC_READ)
 #define W BLK_TC_ACT(BLK_TC_WRITE)
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(plot, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(plot, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 120);
 
 typedef struct tev {
 	uint64_t t;
@@ -50,7 +38,7 @@ static const char *write_trace_dev(const char *name, const tev *e, size_t n, con
 	static char path[4][1024];
 	static int k;
 	char *p = path[k++ & 3];
-	snprintf(p, 1024, "%s/%s", dir, name);
+	snprintf(p, 1024, "%s/%s", tu_dir, name);
 	br_writer *w;
 	br_error err;
 	cr_assert_eq(br_writer_open(&w, BR_OUT_STREAM, p, NULL, &err), 0);
@@ -92,7 +80,7 @@ enum { C_START = 2, C_COVERED, C_KIND, C_RIOS, C_WIOS, C_OIOS, C_RBYTES, C_WBYTE
 
 static int plot(char **out, char **err, const char *args)
 {
-	return tu_runf(out, NULL, err, "cd '%s' && '%s' -q %s", dir, tu_bin("blkreel-plot"), args);
+	return tu_runf(out, NULL, err, "cd '%s' && '%s' -q %s", tu_dir, tu_bin("blkreel-plot"), args);
 }
 
 /* Four IOs, each Q, D 100 us later, C 900 us after that:
@@ -123,7 +111,7 @@ static const tev four[] = {
 static char *read_text(const char *name)
 {
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", tu_dir, name);
 	size_t len;
 	uint8_t *b = tu_read_file(path, &len);
 	if (!b)
@@ -136,7 +124,7 @@ static char *read_text(const char *name)
 static bool exists(const char *name)
 {
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", tu_dir, name);
 	return access(path, F_OK) == 0;
 }
 
@@ -144,7 +132,7 @@ static bool exists(const char *name)
 static void assert_no_tmp(void)
 {
 	char *out = NULL;
-	tu_runf(&out, NULL, NULL, "ls '%s' | grep -c tmp- || true", dir);
+	tu_runf(&out, NULL, NULL, "ls '%s' | grep -c tmp- || true", tu_dir);
 	cr_expect_eq(atoi(out), 0, "temporary files left: %s", out);
 	free(out);
 }
@@ -229,7 +217,7 @@ static image read_png(const char *name)
 	memset(&im, 0, sizeof(im));
 	im.img.version = PNG_IMAGE_VERSION;
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", tu_dir, name);
 	cr_assert(png_image_begin_read_from_file(&im.img, path), "libpng: %s", im.img.message);
 	im.img.format = PNG_FORMAT_RGB;
 	im.px = malloc(PNG_IMAGE_SIZE(im.img));
@@ -349,7 +337,7 @@ Test(plot, png_carries_the_command_and_summary)
 	snprintf(args, sizeof(args), "-t '%s' -l mylabel -o t.png", tu_sample("ext4-loop"));
 	cr_assert_eq(plot(NULL, NULL, args), 0);
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/t.png", dir);
+	snprintf(path, sizeof(path), "%s/t.png", tu_dir);
 	size_t len;
 	uint8_t *b = tu_read_file(path, &len);
 	cr_assert(b);
@@ -388,13 +376,13 @@ Test(plot, apng_movie_decodes_with_ffprobe)
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
 			 "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-			 "stream=codec_name,width,height,nb_read_frames -of csv=p=0 '%s/movie.png'", dir);
+			 "stream=codec_name,width,height,nb_read_frames -of csv=p=0 '%s/movie.png'", tu_dir);
 	cr_assert_eq(rc, 0, "ffprobe failed: %s", out);
 	cr_expect(strstr(out, "apng"), "codec: %s", out);
 	cr_expect(strstr(out, ",7"), "expected 7 frames: %s", out);
 	free(out);
 	/* and every frame decodes */
-	rc = tu_runf(&out, NULL, NULL, "ffmpeg -v error -i '%s/movie.png' -f null - 2>&1", dir);
+	rc = tu_runf(&out, NULL, NULL, "ffmpeg -v error -i '%s/movie.png' -f null - 2>&1", tu_dir);
 	cr_expect_eq(rc, 0, "ffmpeg decode: %s", out);
 	cr_expect(!out || !*out, "decoder complained: %s", out);
 	free(out);
@@ -433,7 +421,7 @@ Test(plot, data_errors_exit_1_and_leave_no_file)
 {
 	expect_fail("-t no-such-file.blktrace -o x.png", 1, "no-such-file.blktrace");
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/garbage.bin", dir);
+	snprintf(path, sizeof(path), "%s/garbage.bin", tu_dir);
 	char junk[300];
 	for (size_t i = 0; i < sizeof(junk); i++)
 		junk[i] = (char)(i * 37 + 11);
@@ -441,7 +429,7 @@ Test(plot, data_errors_exit_1_and_leave_no_file)
 	expect_fail("-t garbage.bin -o x.png", 1, "garbage.bin");
 	/* a stream that breaks off in the middle of a record: file and offset */
 	write_trace("four.blktrace", four, sizeof(four) / sizeof(four[0]));
-	tu_runf(NULL, NULL, NULL, "cd '%s' && head -c 100 four.blktrace > cut.blktrace", dir);
+	tu_runf(NULL, NULL, NULL, "cd '%s' && head -c 100 four.blktrace > cut.blktrace", tu_dir);
 	expect_fail("-t cut.blktrace -o x.png", 1, "cut.blktrace: byte 96");
 	cr_expect(!exists("x.png"));
 	assert_no_tmp();
@@ -513,7 +501,7 @@ Test(plot, several_devices_are_separated_or_picked)
 /* An empty file: a data error, or with --allow-empty a figure that says so. */
 Test(plot, empty_trace_file)
 {
-	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && : > empty.blktrace", dir), 0);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && : > empty.blktrace", tu_dir), 0);
 	expect_fail("-t empty.blktrace -o e.png", 1, "empty.blktrace");
 	cr_expect(!exists("e.png"));
 	char *err = NULL;
@@ -674,7 +662,7 @@ Test(plot, late_window_keeps_fine_buckets)
  * the real sample plots to the same totals as the binary trace. */
 Test(plot, blkparse_text_input_gives_the_same_totals)
 {
-	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' > loop.txt", dir,
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' > loop.txt", tu_dir,
 			     tu_bin("blkreel-parse"), tu_sample("ext4-loop")), 0);
 	char args[2048];
 	snprintf(args, sizeof(args), "-t '%s' -b 10ms -o a.png --csv a.csv", tu_sample("ext4-loop"));

@@ -12,20 +12,8 @@
 #include "testutil.h"
 #include "tracegen.h"
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(report, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(report, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 120);
 
 static const char *rep(void)
 {
@@ -80,15 +68,15 @@ Test(report, help_version_and_usage_errors)
 Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
 {
 	char path[1024], cut[1024];
-	snprintf(path, sizeof path, "%s/garbage", dir);
+	snprintf(path, sizeof path, "%s/garbage", tu_dir);
 	tu_write_file(path, "GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE GARBAGE", 55);
 	char *err = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q garbage --json r.json --markdown r.md --html r.html",
-			 dir, rep());
+			 tu_dir, rep());
 	cr_expect_eq(rc, 1);
 	cr_expect(strstr(err, "garbage") && strstr(err, "byte 0"), "%s", err);
 	cr_expect_eq(tu_count_lines(err, ""), 1, "one line: %s", err);
-	cr_expect_eq(files_in(dir), 1, "only the input remains");
+	cr_expect_eq(files_in(tu_dir), 1, "only the input remains");
 	free(err);
 
 	/* a real trace cut in the middle of a record: the offset of that record */
@@ -97,21 +85,21 @@ Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
 	snprintf(src, sizeof src, "%s", tu_sample("ext4-loop.blktrace.0"));
 	uint8_t *data = tu_read_file(src, &len);
 	cr_assert(data && len > 1000);
-	snprintf(cut, sizeof cut, "%s/cut.bin", dir);
+	snprintf(cut, sizeof cut, "%s/cut.bin", tu_dir);
 	tu_write_file(cut, data, len - 30);
 	free(data);
-	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' cut.bin --json r.json --per-io p.tsv > out.txt", dir, rep());
+	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' cut.bin --json r.json --per-io p.tsv > out.txt", tu_dir, rep());
 	cr_expect_eq(rc, 1);
 	char want[64];
 	snprintf(want, sizeof want, "byte %zu: record cut short", len - 30 - 18);
 	cr_expect(strstr(err, "cut.bin") && strstr(err, want), "%s", err);
 	struct stat st;
 	char p[1100];
-	snprintf(p, sizeof p, "%s/r.json", dir);
+	snprintf(p, sizeof p, "%s/r.json", tu_dir);
 	cr_expect_neq(stat(p, &st), 0);
-	snprintf(p, sizeof p, "%s/p.tsv", dir);
+	snprintf(p, sizeof p, "%s/p.tsv", tu_dir);
 	cr_expect_neq(stat(p, &st), 0);
-	cr_expect_eq(files_in(dir), 3, "garbage, cut.bin, out.txt only");
+	cr_expect_eq(files_in(tu_dir), 3, "garbage, cut.bin, out.txt only");
 	free(err);
 
 	/* nothing left after the filters: said, exit 1 */
@@ -121,7 +109,7 @@ Test(report, bad_input_names_file_and_offset_and_leaves_nothing)
 	free(err);
 
 	/* a missing file */
-	rc = tu_runf(NULL, NULL, &err, "'%s' '%s/nope'", rep(), dir);
+	rc = tu_runf(NULL, NULL, &err, "'%s' '%s/nope'", rep(), tu_dir);
 	cr_expect_eq(rc, 1);
 	cr_expect(strstr(err, "nope"), "%s", err);
 	free(err);
@@ -138,10 +126,10 @@ Test(report, killed_run_leaves_nothing)
 	int rc = tu_runf(NULL, NULL, &err,
 			 "cd '%s' && { (cat '%s'; sleep 2) | '%s' -q --no-progress - --per-io p.tsv --json r.json & } ; "
 			 "p=$!; sleep 0.5; kill -9 $p; wait $p; ls -A",
-			 dir, src, rep());
+			 tu_dir, src, rep());
 	(void)rc;
 	free(err);
-	cr_expect_eq(files_in(dir), 0, "nothing left in the output directory");
+	cr_expect_eq(files_in(tu_dir), 0, "nothing left in the output directory");
 }
 
 /* An output that cannot be written fails the run with exit 1 and names it. */
@@ -149,7 +137,7 @@ Test(report, unwritable_output_fails)
 {
 	char *err = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "'%s' -q '%s' --json '%s/no/such/dir/r.json'", rep(),
-			 tu_sample("ext4-loop"), dir);
+			 tu_sample("ext4-loop"), tu_dir);
 	cr_expect_eq(rc, 1);
 	cr_expect(strstr(err, "r.json"), "%s", err);
 	free(err);
@@ -163,7 +151,7 @@ Test(report, writes_json_markdown_html_and_per_io)
 	char *out = NULL, *err = NULL;
 	int rc = tu_runf(&out, NULL, &err,
 			 "cd '%s' && '%s' -l ext4 '%s' --json r.json --markdown r.md --html r.html --per-io p.tsv",
-			 dir, rep(), tu_sample("ext4-loop"));
+			 tu_dir, rep(), tu_sample("ext4-loop"));
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_expect(strstr(out, "== ext4 ("));
 	cr_expect(strstr(out, "Life of an IO"));
@@ -172,7 +160,7 @@ Test(report, writes_json_markdown_html_and_per_io)
 	free(err);
 	char p[1100];
 	size_t len;
-	snprintf(p, sizeof p, "%s/r.json", dir);
+	snprintf(p, sizeof p, "%s/r.json", tu_dir);
 	char *json = (char *)tu_read_file(p, &len);
 	cr_assert(json);
 	static const char *const keys[] = {
@@ -183,20 +171,20 @@ Test(report, writes_json_markdown_html_and_per_io)
 		cr_expect(strstr(json, keys[i]), "JSON has %s", keys[i]);
 	cr_expect_eq(json[len - 2], '}');
 	free(json);
-	snprintf(p, sizeof p, "%s/r.md", dir);
+	snprintf(p, sizeof p, "%s/r.md", tu_dir);
 	char *md = (char *)tu_read_file(p, &len);
 	cr_assert(md);
 	cr_expect(strstr(md, "# Block I/O report: ext4"));
 	cr_expect(strstr(md, "| phase | N | min | avg |"));
 	free(md);
-	snprintf(p, sizeof p, "%s/r.html", dir);
+	snprintf(p, sizeof p, "%s/r.html", tu_dir);
 	char *html = (char *)tu_read_file(p, &len);
 	cr_assert(html);
 	cr_expect(strstr(html, "<!DOCTYPE html>") && strstr(html, "</html>"));
 	cr_expect(strstr(html, "data:image/png;base64,iVBORw0KGgo") || strstr(html, "No figure: "),
 		  "a figure or the reason there is none");
 	free(html);
-	snprintf(p, sizeof p, "%s/p.tsv", dir);
+	snprintf(p, sizeof p, "%s/p.tsv", tu_dir);
 	char *tsv = (char *)tu_read_file(p, &len);
 	cr_assert(tsv);
 	/* one line per completed bio with a Q (2072 on this sample), plus the header */
@@ -207,27 +195,27 @@ Test(report, writes_json_markdown_html_and_per_io)
 
 	/* a missing or failing plot program: the page says so, the run succeeds */
 	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html m.html --plot /nonexistent/blkreel-plot",
-		     dir, rep(), tu_sample("ext4-loop"));
+		     tu_dir, rep(), tu_sample("ext4-loop"));
 	cr_expect_eq(rc, 0);
-	snprintf(p, sizeof p, "%s/m.html", dir);
+	snprintf(p, sizeof p, "%s/m.html", tu_dir);
 	html = (char *)tu_read_file(p, &len);
 	cr_assert(html);
 	cr_expect(strstr(html, "No figure: blkreel-plot is not installed (/nonexistent/blkreel-plot)"));
 	free(html);
-	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html f.html --plot /bin/false", dir, rep(),
+	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html f.html --plot /bin/false", tu_dir, rep(),
 		     tu_sample("ext4-loop"));
 	cr_expect_eq(rc, 0);
-	snprintf(p, sizeof p, "%s/f.html", dir);
+	snprintf(p, sizeof p, "%s/f.html", tu_dir);
 	html = (char *)tu_read_file(p, &len);
 	cr_assert(html);
 	cr_expect(strstr(html, "No figure: /bin/false failed (status 1)"));
 	free(html);
 
 	/* --no-figure says so in the page */
-	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html n.html --no-figure", dir, rep(),
+	rc = tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' --html n.html --no-figure", tu_dir, rep(),
 		     tu_sample("ext4-loop"));
 	cr_expect_eq(rc, 0);
-	snprintf(p, sizeof p, "%s/n.html", dir);
+	snprintf(p, sizeof p, "%s/n.html", tu_dir);
 	html = (char *)tu_read_file(p, &len);
 	cr_assert(html);
 	cr_expect(strstr(html, "No figure: --no-figure was given"));
@@ -267,12 +255,12 @@ static void make_pair(const char *a_path, const char *b_path)
 Test(report, comparison_states_the_differences_with_numbers)
 {
 	char a[1100], b[1100];
-	snprintf(a, sizeof a, "%s/a.bin", dir);
-	snprintf(b, sizeof b, "%s/b.bin", dir);
+	snprintf(a, sizeof a, "%s/a.bin", tu_dir);
+	snprintf(b, sizeof b, "%s/b.bin", tu_dir);
 	make_pair(a, b);
 	char *out = NULL, *err = NULL;
 	int rc = tu_runf(&out, NULL, &err, "cd '%s' && '%s' -l seeky a.bin -l calm b.bin --json c.json",
-			 dir, rep());
+			 tu_dir, rep());
 	cr_assert_eq(rc, 0, "%s", err);
 	/* MB/s: 409600 B / 497010 ns = 824.1 vs / 998010 ns = 410.4 -> 2.0x */
 	cr_expect(strstr(out, "calm moved 2.0x the MB/s of seeky (824.1 vs 410.4 MB/s"), "%s", out);
@@ -286,7 +274,7 @@ Test(report, comparison_states_the_differences_with_numbers)
 	free(err);
 	char p[1100];
 	size_t len;
-	snprintf(p, sizeof p, "%s/c.json", dir);
+	snprintf(p, sizeof p, "%s/c.json", tu_dir);
 	char *json = (char *)tu_read_file(p, &len);
 	cr_assert(json);
 	cr_expect(strstr(json, "\"throughput_best\": \"calm\""));
@@ -320,14 +308,14 @@ Test(report, hot_range_sentence_gives_share_and_period)
 		tg_append(&b, &e, false);
 	}
 	char pa[1100], pb[1100];
-	snprintf(pa, sizeof pa, "%s/a.bin", dir);
-	snprintf(pb, sizeof pb, "%s/b.bin", dir);
+	snprintf(pa, sizeof pa, "%s/a.bin", tu_dir);
+	snprintf(pb, sizeof pb, "%s/b.bin", tu_dir);
 	cr_assert_eq(tg_write(&a, pa), 0);
 	cr_assert_eq(tg_write(&b, pb), 0);
 	tg_free(&a);
 	tg_free(&b);
 	char *out = NULL;
-	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && '%s' -l bursty a.bin -l spread b.bin", dir,
+	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && '%s' -l bursty a.bin -l spread b.bin", tu_dir,
 			 tu_bin("blkreel-report"));
 	cr_assert_eq(rc, 0);
 	cr_expect(strstr(out, "bursty writes 75 % of its bytes to one 128 MiB range (device 8,0, from 0 MiB) "

@@ -9,20 +9,8 @@
 
 #include "testutil.h"
 
-static char *dir;
 
-static void setup(void)
-{
-	dir = tu_tmpdir();
-	cr_assert(dir);
-}
-
-static void teardown(void)
-{
-	tu_tmpdir_remove(dir);
-}
-
-TestSuite(report_btt, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(report_btt, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 300);
 
 typedef struct phase {
 	unsigned long long n;
@@ -90,18 +78,18 @@ static void run_both(const char *dump_cmd, const char *trace, char **avg, char *
 {
 	char *err = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "cd '%s' && %s && btt -i dump.bin -o btt -p perio.txt > /dev/null",
-			 dir, dump_cmd);
+			 tu_dir, dump_cmd);
 	cr_assert_eq(rc, 0, "btt: %s", err ? err : "");
 	free(err);
-	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q '%s' --json r.json --per-io ours.tsv", dir,
+	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q '%s' --json r.json --per-io ours.tsv", tu_dir,
 		     tu_bin("blkreel-report"), trace);
 	cr_assert_eq(rc, 0, "blkreel-report: %s", err ? err : "");
 	free(err);
 	char p[1100];
 	size_t len;
-	snprintf(p, sizeof p, "%s/btt.avg", dir);
+	snprintf(p, sizeof p, "%s/btt.avg", tu_dir);
 	*avg = (char *)tu_read_file(p, &len);
-	snprintf(p, sizeof p, "%s/r.json", dir);
+	snprintf(p, sizeof p, "%s/r.json", tu_dir);
 	*json = (char *)tu_read_file(p, &len);
 	cr_assert(*avg && *json);
 }
@@ -253,9 +241,9 @@ Test(report_btt, ext4_loop_agrees_or_the_difference_is_explained)
 	 * bogus pair is btt's Q2C maximum (155.108 ms). */
 	char p[1100];
 	io *bt, *us;
-	snprintf(p, sizeof p, "%s/perio.txt", dir);
+	snprintf(p, sizeof p, "%s/perio.txt", tu_dir);
 	size_t nb = btt_per_io(p, &bt);
-	snprintf(p, sizeof p, "%s/ours.tsv", dir);
+	snprintf(p, sizeof p, "%s/ours.tsv", tu_dir);
 	size_t nu = our_per_io(p, &us);
 	qsort(us, nu, sizeof *us, by_q);
 	b = btt_phase(avg, "Q2C");

@@ -499,22 +499,16 @@ static char *put_pc(char *o, const br_event *ev, unsigned code, uint64_t rel)
 /* The line for a file-system event; o unchanged = no line. */
 static char *put_fs(br_text *t, char *o, const br_event *ev, unsigned code, uint64_t rel)
 {
-	static const char *const names[] = {
-		[__BLK_TA_QUEUE] = "Q", [__BLK_TA_BACKMERGE] = "M",
-		[__BLK_TA_FRONTMERGE] = "F", [__BLK_TA_GETRQ] = "G",
-		[__BLK_TA_SLEEPRQ] = "S", [__BLK_TA_REQUEUE] = "R",
-		[__BLK_TA_ISSUE] = "D", [__BLK_TA_COMPLETE] = "C",
-		[__BLK_TA_PLUG] = "P", [__BLK_TA_UNPLUG_IO] = "U",
-		[__BLK_TA_UNPLUG_TIMER] = "UT", [__BLK_TA_INSERT] = "I",
-		[__BLK_TA_SPLIT] = "X", [__BLK_TA_BOUNCE] = "B",
-		[__BLK_TA_REMAP] = "A",
-	};
 	if (code == __BLK_TA_DRV_DATA) {
 		t->drv_data = true;
 		return o;
 	}
-	if (code >= sizeof names / sizeof names[0] || !names[code])
-		return o; /* blkparse: "Bad fs action" on stderr */
+	/* blkparse prints no line ("Bad fs action" on stderr) for abort,
+	 * cgroup-flagged or unknown codes; code is the low 16 bits, so a
+	 * cgroup flag makes it differ from br_event_code(). */
+	const char *name = br_event_action_name(ev);
+	if (code != br_event_code(ev) || code == __BLK_TA_ABORT || name[0] == '?')
+		return o;
 
 	char rwbs[BR_RWBS_MAX];
 	br_event_rwbs(ev, rwbs);
@@ -525,7 +519,7 @@ static char *put_fs(br_text *t, char *o, const br_event *ev, unsigned code, uint
 		dev = br_event_display_device(ev);
 		br_event_remap(ev, &from_dev, &from_sector);
 	}
-	o = put_header(o, dev, ev->cpu, (int32_t)ev->sequence, rel, ev->pid, names[code], rwbs);
+	o = put_header(o, dev, ev->cpu, (int32_t)ev->sequence, rel, ev->pid, name, rwbs);
 	unsigned secs = ev->bytes >> 9;
 
 	switch (code) {

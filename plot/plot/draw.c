@@ -93,65 +93,78 @@ int value_ticks_for(const rctx *c, rect r)
 	return n < 2 ? 2 : n > 8 ? 8 : n;
 }
 
-void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *title, int maxn)
+/* One labelled tick of a value axis at y: the grid line across the panel
+ * (grid), the tick mark and the label, kept inside the panel's height.
+ * Returns the label's width. */
+static double value_tick(const rctx *c, rect r, double y, bool grid, const char *label)
 {
-	ticks t;
-	nice_ticks(lo, hi, maxn, &t);
 	cairo_t *cr = c->cr;
-	cairo_set_line_width(cr, c->px);
-	set_font(c, c->font, false);
-	double wmax = 0;
-	for (int i = 0; i < t.n; i++) {
-		double y = crisp(c, r.y + r.h - (t.v[i] - lo) / (hi - lo) * r.h);
-		if (i > 0 || t.v[i] > lo) {
-			set_rgb(cr, PAL_GRID);
-			cairo_move_to(cr, r.x, y);
-			cairo_line_to(cr, r.x + r.w, y);
-			cairo_stroke(cr);
-		}
-		set_rgb(cr, PAL_AXIS);
-		cairo_move_to(cr, r.x - c->font * 0.35, y);
-		cairo_line_to(cr, r.x, y);
+	if (grid) {
+		set_rgb(cr, PAL_GRID);
+		cairo_move_to(cr, r.x, y);
+		cairo_line_to(cr, r.x + r.w, y);
 		cairo_stroke(cr);
-		char buf[32];
-		tick_label(t.v[i], t.decimals, buf, sizeof(buf));
-		set_rgb(cr, PAL_TEXT);
-		double ty = y + c->font * 0.35;
-		if (ty > r.y + r.h + c->font * 0.2)
-			ty = r.y + r.h + c->font * 0.2;
-		if (ty < r.y + c->font * 0.75)
-			ty = r.y + c->font * 0.75;
-		draw_text(c, r.x - c->font * 0.55, ty, 1, buf);
-		double w = text_width(c, buf);
-		if (w > wmax)
-			wmax = w;
 	}
+	set_rgb(cr, PAL_AXIS);
+	cairo_move_to(cr, r.x - c->font * 0.35, y);
+	cairo_line_to(cr, r.x, y);
+	cairo_stroke(cr);
+	set_rgb(cr, PAL_TEXT);
+	double ty = y + c->font * 0.35;
+	if (ty > r.y + r.h + c->font * 0.2)
+		ty = r.y + r.h + c->font * 0.2;
+	if (ty < r.y + c->font * 0.75)
+		ty = r.y + c->font * 0.75;
+	draw_text(c, r.x - c->font * 0.55, ty, 1, label);
+	return text_width(c, label);
+}
+
+/* The axis line, and the vertical title left of labels wmax wide:
+ * "Long title|short" uses the short one when the long does not fit, then
+ * shrinks to fit. */
+static void value_axis_finish(const rctx *c, rect r, double wmax, const char *title)
+{
+	cairo_t *cr = c->cr;
 	set_rgb(cr, PAL_AXIS);
 	double xl = crisp(c, r.x);
 	cairo_move_to(cr, xl, r.y);
 	cairo_line_to(cr, xl, r.y + r.h);
 	cairo_stroke(cr);
-	if (title) {
-		set_font(c, c->font * 0.95, false);
-		set_rgb(cr, PAL_TEXT);
-		double x = r.x - c->font * 1.0 - wmax;
-		double y = r.y + r.h / 2;
-		/* "Long title|short": the short one when the long does not fit;
-		 * then shrink to fit */
-		char buf[96];
-		snprintf(buf, sizeof(buf), "%s", title);
-		char *bar = strchr(buf, '|');
-		const char *tt = buf;
-		if (bar) {
-			*bar = 0;
-			if (text_width(c, buf) > r.h * 1.05)
-				tt = bar + 1;
-		}
-		double tw = text_width(c, tt);
-		if (tw > r.h * 1.05)
-			set_font(c, c->font * 0.95 * r.h * 1.05 / tw, false);
-		draw_text_vertical(c, x, y, tt);
+	if (!title)
+		return;
+	set_font(c, c->font * 0.95, false);
+	set_rgb(cr, PAL_TEXT);
+	char buf[96];
+	snprintf(buf, sizeof(buf), "%s", title);
+	char *bar = strchr(buf, '|');
+	const char *tt = buf;
+	if (bar) {
+		*bar = 0;
+		if (text_width(c, buf) > r.h * 1.05)
+			tt = bar + 1;
 	}
+	double tw = text_width(c, tt);
+	if (tw > r.h * 1.05)
+		set_font(c, c->font * 0.95 * r.h * 1.05 / tw, false);
+	draw_text_vertical(c, r.x - c->font * 1.0 - wmax, r.y + r.h / 2, tt);
+}
+
+void draw_value_axis(const rctx *c, rect r, double lo, double hi, const char *title, int maxn)
+{
+	ticks t;
+	nice_ticks(lo, hi, maxn, &t);
+	cairo_set_line_width(c->cr, c->px);
+	set_font(c, c->font, false);
+	double wmax = 0;
+	for (int i = 0; i < t.n; i++) {
+		double y = crisp(c, r.y + r.h - (t.v[i] - lo) / (hi - lo) * r.h);
+		char buf[32];
+		tick_label(t.v[i], t.decimals, buf, sizeof(buf));
+		double w = value_tick(c, r, y, i > 0 || t.v[i] > lo, buf);
+		if (w > wmax)
+			wmax = w;
+	}
+	value_axis_finish(c, r, wmax, title);
 }
 
 /* "1 µs", "10 ms", "1 s" for a power of ten of nanoseconds. */
@@ -188,46 +201,11 @@ void draw_log_axis(const rctx *c, rect r, double lo, double hi, const char *titl
 		}
 		if ((e - (int)lo) % step)
 			continue;
-		if (e > (int)lo) {
-			set_rgb(cr, PAL_GRID);
-			cairo_move_to(cr, r.x, y);
-			cairo_line_to(cr, r.x + r.w, y);
-			cairo_stroke(cr);
-		}
-		set_rgb(cr, PAL_AXIS);
-		cairo_move_to(cr, r.x - c->font * 0.35, y);
-		cairo_line_to(cr, r.x, y);
-		cairo_stroke(cr);
 		char buf[32];
 		decade_label(e, buf, sizeof(buf));
-		set_rgb(cr, PAL_TEXT);
-		double ty = y + c->font * 0.35;
-		if (ty > r.y + r.h + c->font * 0.2)
-			ty = r.y + r.h + c->font * 0.2;
-		if (ty < r.y + c->font * 0.75)
-			ty = r.y + c->font * 0.75;
-		draw_text(c, r.x - c->font * 0.55, ty, 1, buf);
-		double w = text_width(c, buf);
+		double w = value_tick(c, r, y, e > (int)lo, buf);
 		if (w > wmax)
 			wmax = w;
 	}
-	set_rgb(cr, PAL_AXIS);
-	double xl = crisp(c, r.x);
-	cairo_move_to(cr, xl, r.y);
-	cairo_line_to(cr, xl, r.y + r.h);
-	cairo_stroke(cr);
-	if (title) {
-		char buf[96];
-		snprintf(buf, sizeof(buf), "%s", title);
-		char *bar = strchr(buf, '|');
-		const char *tt = buf;
-		set_font(c, c->font * 0.95, false);
-		if (bar) {
-			*bar = 0;
-			if (text_width(c, buf) > r.h * 1.05)
-				tt = bar + 1;
-		}
-		set_rgb(cr, PAL_TEXT);
-		draw_text_vertical(c, r.x - c->font * 1.0 - wmax, r.y + r.h / 2, tt);
-	}
+	value_axis_finish(c, r, wmax, title);
 }

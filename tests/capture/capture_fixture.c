@@ -68,8 +68,7 @@ void cf_teardown(void)
 	}
 	if (cf.mnt[0])
 		umount2(cf.mnt, MNT_DETACH);
-	if (cf.loop[0])
-		tu_runf(NULL, NULL, NULL, "losetup -d '%s'", cf.loop);
+	tu_loop_detach(cf.loop);
 	tu_tmpdir_remove(cf.dir);
 	tu_tracer_unlock(cf.lock);
 	cf_setup();
@@ -87,14 +86,9 @@ void cf_kernel_test(unsigned mib)
 	cr_assert_geq(cf.lock, 0, "cannot take the tracer lock");
 	cf.dir = tu_tmpdir();
 	cr_assert_not_null(cf.dir);
-	char *out = NULL;
-	int rc = tu_runf(&out, NULL, NULL, "truncate -s %uM '%s/disk.img' && losetup --find --show '%s/disk.img'",
-			 mib, cf.dir, cf.dir);
-	cr_assert_eq(rc, 0, "losetup failed");
-	cr_assert(out && strncmp(out, "/dev/loop", 9) == 0, "unexpected losetup output '%s'", out ? out : "");
-	snprintf(cf.loop, sizeof cf.loop, "%.*s", (int)strcspn(out, "\n"), out);
+	cr_assert_eq(tu_loop_create(cf.dir, "disk.img", mib, cf.loop, sizeof cf.loop), 0,
+		     "cannot make a loop device");
 	snprintf(cf.name, sizeof cf.name, "%.31s", cf.loop + 5);
-	free(out);
 }
 
 const char *cf_workload(void)
@@ -110,13 +104,11 @@ const char *cf_workload(void)
 
 int cf_capture(char **out, char **err, const char *fmt, ...)
 {
-	char args[2048], cmd[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
+	int rc = tu_vrun_tool(out, err, "blkreel-capture", fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof cmd, "'%s' %s", tu_bin("blkreel-capture"), args);
-	return tu_run(cmd, out, NULL, err);
+	return rc;
 }
 
 pid_t cf_capture_bg(const char *errpath, const char *fmt, ...)

@@ -176,6 +176,43 @@ int tu_runf(char **out, size_t *out_len, char **err, const char *fmt, ...)
 	return rc;
 }
 
+int tu_vrun_tool(char **out, char **err, const char *tool, const char *fmt, va_list ap)
+{
+	char *args = NULL;
+	if (vasprintf(&args, fmt, ap) < 0)
+		return -1;
+	int rc = tu_runf(out, NULL, err, "'%s' %s", tu_bin(tool), args);
+	free(args);
+	return rc;
+}
+
+int tu_run_tool(char **out, char **err, const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = tu_vrun_tool(out, err, tool, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tu_loop_create(const char *dir, const char *img, unsigned mib, char *dev, size_t size)
+{
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL, "truncate -s %uM '%s/%s' && losetup --find --show '%s/%s'",
+			 mib, dir, img, dir, img);
+	bool ok = rc == 0 && out && strncmp(out, "/dev/loop", 9) == 0;
+	if (ok)
+		snprintf(dev, size, "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	return ok ? 0 : -1;
+}
+
+void tu_loop_detach(const char *dev)
+{
+	if (dev && dev[0])
+		tu_runf(NULL, NULL, NULL, "losetup -d '%s'", dev);
+}
+
 uint8_t *tu_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY);

@@ -4,6 +4,7 @@
 #ifndef BLKREEL_TESTUTIL_H
 #define BLKREEL_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,18 @@ const char *tu_path(const char *name);
 int tu_run(const char *cmd, char **out, size_t *out_len, char **err);
 int tu_runf(char **out, size_t *out_len, char **err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* Run a blkreel tool (tu_bin(tool)) with the formatted arguments appended;
+ * output and status as tu_run. */
+int tu_run_tool(char **out, char **err, const char *tool, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int tu_vrun_tool(char **out, char **err, const char *tool, const char *fmt, va_list ap);
+
+/* A loop device over a new sparse file dir/img of mib MiB (root only).
+ * 0 with its path in dev, or -1. Detach it with tu_loop_detach in every
+ * path. */
+int tu_loop_create(const char *dir, const char *img, unsigned mib, char *dev, size_t size);
+void tu_loop_detach(const char *dev);
 
 /* Whole file into a malloc'd buffer; NULL on error. */
 uint8_t *tu_read_file(const char *path, size_t *len);

@@ -25,11 +25,10 @@ void rf_teardown(void)
 		tu_runf(NULL, NULL, NULL, "umount '%s'", rf.mnt);
 		rf.mnt[0] = 0;
 	}
-	for (int i = 0; i < 2; i++)
-		if (rf.loop[i][0]) {
-			tu_runf(NULL, NULL, NULL, "losetup -d %s", rf.loop[i]);
-			rf.loop[i][0] = 0;
-		}
+	for (int i = 0; i < 2; i++) {
+		tu_loop_detach(rf.loop[i]);
+		rf.loop[i][0] = 0;
+	}
 	if (getenv("RF_KEEP")) /* debugging: keep the temp dir */
 		fprintf(stderr, "kept %s\n", rf.dir);
 	else
@@ -53,16 +52,8 @@ const char *rf_loop(int i, unsigned mib)
 	cr_assert_not_null(rf.dir);
 	char img[16];
 	snprintf(img, sizeof img, "img%d", i);
-	char *out = NULL;
-	int rc = tu_runf(&out, NULL, NULL, "truncate -s %uM '%s' && losetup --find --show '%s'", mib,
-			 rf_path(img), rf_path(img));
-	if (rc != 0 || !out || strncmp(out, "/dev/loop", 9) != 0) {
-		free(out);
+	if (tu_loop_create(rf.dir, img, mib, rf.loop[i], sizeof rf.loop[i]))
 		cr_skip_test("no loop device available");
-	}
-	out[strcspn(out, "\n")] = 0;
-	snprintf(rf.loop[i], sizeof rf.loop[i], "%s", out);
-	free(out);
 	return rf.loop[i];
 }
 
@@ -132,13 +123,16 @@ const char *rf_trace_offsets(const char *name, const uint64_t *offs, size_t n, b
 
 int rf_replay(char **out, char **err, const char *fmt, ...)
 {
-	char args[2048], cmd[2600];
+	char *args = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
+	int n = vasprintf(&args, fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof cmd, "'%s' --no-progress %s", tu_bin("blkreel-replay"), args);
-	return tu_run(cmd, out, NULL, err);
+	if (n < 0)
+		return -1;
+	int rc = tu_run_tool(out, err, "blkreel-replay", "--no-progress %s", args);
+	free(args);
+	return rc;
 }
 
 double rf_json(const char *report, const char *path)

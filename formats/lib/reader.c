@@ -44,6 +44,10 @@ struct br_reader {
 	held_event *held;
 	size_t nheld, held_pos;
 	br_comm_table *comms;
+	/* the name looked up last: consecutive events are mostly one pid's */
+	uint32_t cached_pid;
+	const char *cached_comm;
+	bool cache_valid;
 	uint64_t start_time;
 	uint64_t window_from, window_to; /* absolute */
 	int sticky;           /* first error, returned again */
@@ -98,8 +102,20 @@ static int hold_notify(br_reader *r, const br_event *ev)
 
 static void learn_comm(br_reader *r, const br_event *ev)
 {
-	if (br_event_is_notify(ev) && br_event_code(ev) == __BLK_TN_PROCESS && ev->pdu_len)
-		br_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+	if (!br_event_is_notify(ev) || br_event_code(ev) != __BLK_TN_PROCESS || !ev->pdu_len)
+		return;
+	br_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+	r->cache_valid = false;
+}
+
+static const char *comm_of(br_reader *r, uint32_t pid)
+{
+	if (!r->cache_valid || r->cached_pid != pid) {
+		r->cached_pid = pid;
+		r->cached_comm = br_comm_table_get(r->comms, pid);
+		r->cache_valid = true;
+	}
+	return r->cached_comm;
 }
 
 /* Read each stream up to its first real event; notify records before it
@@ -289,7 +305,7 @@ int br_reader_next(br_reader *r, br_event *ev, br_error *err)
 		}
 		*ev = *head;
 		if (!notify)
-			ev->comm = br_comm_table_get(r->comms, ev->pid);
+			ev->comm = comm_of(r, ev->pid);
 		return 1;
 	}
 }

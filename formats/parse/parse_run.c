@@ -50,7 +50,7 @@ static void set_label_of(const char *path, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)n, base);
 }
 
-static void warn_damage(const br_reader *r)
+static void warn_losses(const br_reader *r)
 {
 	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
 		const br_input_info *in = br_reader_input(r, i);
@@ -139,7 +139,7 @@ int parse_run(const parse_cli *cli)
 	s.text = NULL;
 	if (s.summary)
 		info_print(stdout, s.reader, s.summary);
-	warn_damage(s.reader);
+	warn_losses(s.reader);
 	release(&s, false);
 	if (fflush(stdout) != 0) {
 		perror("blkreel-parse: <stdout>");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "blkreel/error.h"
 #include "cli.h"
+#include "depth.h"
 #include "plan.h"
 #include "stats.h"
 #include "target.h"
@@ -20,6 +21,7 @@ typedef struct replay_result {
 	const target *targets;
 	size_t ntargets;
 	unsigned depth;
+	const depth_plan *depth_plan; /* how depth was chosen; may be NULL */
 	uint64_t duration_ns;   /* replay start → last issue */
 	uint64_t wall_ns;       /* replay start → last completion */
 	double cpu_s;           /* user + system, whole process */

@@ -62,8 +62,9 @@ int report_json(const char *path, const replay_result *r, const fidelity *f, br_
 	for (size_t i = 0; i < r->ntargets; i++) {
 		fprintf(o, "%s{\"path\": ", i ? ", " : "");
 		jstr(o, r->targets[i].path);
-		fprintf(o, ", \"size\": %llu, \"direct\": %s, \"align\": %u}", U(r->targets[i].size),
-			r->targets[i].direct ? "true" : "false", r->targets[i].align);
+		fprintf(o, ", \"size\": %llu, \"direct\": %s, \"align\": %u, \"queue_depth\": %u}",
+			U(r->targets[i].size), r->targets[i].direct ? "true" : "false",
+			r->targets[i].align, r->targets[i].queue_depth);
 	}
 	fprintf(o, "],\n  \"options\": {\"speed\": ");
 	num(o, r->o->speed);

@@ -29,8 +29,14 @@ static void targets_line(FILE *out, const replay_result *r)
 			fprintf(out, " (%s)", t->direct_note);
 		fputc('\n', out);
 	}
-	fprintf(out, "engine %s (%s), at most %u in flight%s%s\n", r->engine, r->engine_desc,
-		r->depth, r->o->no_stall ? ", as fast as possible" : "",
+	fprintf(out, "engine %s (%s), at most %u in flight", r->engine, r->engine_desc, r->depth);
+	const depth_plan *dp = r->depth_plan;
+	if (dp && dp->capped)
+		fprintf(out, " (the request queue of %s)", dp->queue_of);
+	else if (dp && dp->above_queue)
+		fprintf(out, " (more than the %u requests %s's queue holds: order may suffer)",
+			dp->queue, dp->queue_of);
+	fprintf(out, "%s%s\n", r->o->no_stall ? ", as fast as possible" : "",
 		r->o->closed ? ", closed loop" : "");
 }
 

@@ -18,7 +18,6 @@
 #include "spool.h"
 
 #define RING_ITEMS 65536
-#define DEFAULT_DEPTH 256
 
 static int fail(const br_error *err)
 {
@@ -135,7 +134,7 @@ static void finish_report(run_ctx *c, int *status)
 	replay_result r = {
 		.o = c->o, .engine = s->eng->name, .engine_desc = s->eng->describe,
 		.plan = &c->scan, .st = &s->stats, .targets = c->targets, .ntargets = c->ntargets,
-		.depth = s->depth, .cpu_s = c->cpu_used, .aborted = atomic_load(&s->abort),
+		.depth = s->depth, .depth_plan = &c->depth, .cpu_s = c->cpu_used, .aborted = atomic_load(&s->abort),
 	};
 	r.duration_ns = s->stats.last_issue > s->t_start ? s->stats.last_issue - s->t_start : 0;
 	r.wall_ns = s->stats.last_done > s->t_start ? s->stats.last_done - s->t_start : 0;
@@ -226,13 +225,14 @@ static int prepare(run_ctx *c, br_error *err)
 		fprintf(stderr, "blkreel-replay: warning: the trace has %zu devices; -d replays all of "
 			"them onto %s (--map keeps them apart)\n", c->scan.ndevices, o->maps[0].path);
 	session *s = &c->s;
-	/* --no-stall keeps the trace's own depth, within reason (a trace without
-	 * completions, e.g. an imported one, never brings it down) */
-	uint64_t trace_depth = c->scan.trace_inflight_max;
-	if (!c->scan.completed || trace_depth > DEFAULT_DEPTH)
-		trace_depth = DEFAULT_DEPTH;
-	s->depth = o->max_inflight ? o->max_inflight
-		   : o->no_stall ? (unsigned)(trace_depth ? trace_depth : 1) : DEFAULT_DEPTH;
+	c->depth = depth_choose(o->max_inflight, o->no_stall, c->scan.trace_inflight_max,
+				c->scan.completed, c->targets, c->ntargets);
+	s->depth = c->depth.depth;
+	if (c->depth.above_queue)
+		fprintf(stderr, "blkreel-replay: warning: --max-inflight %u is more than %s's queue "
+			"holds (%u requests); IOs beyond it wait in io_uring's worker threads, "
+			"which can reorder them\n", o->max_inflight, c->depth.queue_of,
+			c->depth.queue);
 	s->targets = c->targets;
 	s->ntargets = c->ntargets;
 	s->speed = o->speed;

@@ -8,6 +8,7 @@
 #include "blkreel/error.h"
 #include "blkreel/progress.h"
 #include "cli.h"
+#include "depth.h"
 #include "plan.h"
 #include "session.h"
 
@@ -20,6 +21,7 @@ typedef struct run_ctx {
 	plan_map maps[PLAN_MAX_TARGETS];
 	plan_cfg cfg;
 	plan_totals scan;
+	depth_plan depth;
 	session s;
 	void *bufmem;
 	bool ring_up, stats_up, engine_up;

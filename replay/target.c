@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +23,7 @@ int target_stat(target *t, const char *path, br_error *err)
 	if (S_ISBLK(st.st_mode)) {
 		t->blockdev = true;
 		t->rdev = st.st_rdev;
+		t->queue_depth = target_queue_depth("/sys", st.st_rdev);
 	} else if (S_ISREG(st.st_mode)) {
 		t->size = (uint64_t)st.st_size;
 	} else {
@@ -27,6 +31,31 @@ int target_stat(target *t, const char *path, br_error *err)
 				    "target is neither a block device nor a regular file");
 	}
 	return 0;
+}
+
+static unsigned read_uint_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned long v = 0;
+	int ok = fscanf(f, "%lu", &v) == 1;
+	fclose(f);
+	return ok && v <= 1u << 20 ? (unsigned)v : 0;
+}
+
+unsigned target_queue_depth(const char *sysfs_root, dev_t rdev)
+{
+	char path[512];
+	unsigned maj = major(rdev), min = minor(rdev);
+	snprintf(path, sizeof path, "%s/dev/block/%u:%u/queue/nr_requests", sysfs_root, maj, min);
+	unsigned n = read_uint_file(path);
+	if (!n) { /* a partition: the queue is its disk's, one level up */
+		snprintf(path, sizeof path, "%s/dev/block/%u:%u/../queue/nr_requests", sysfs_root,
+			 maj, min);
+		n = read_uint_file(path);
+	}
+	return n;
 }
 
 static void dio_alignment(target *t)

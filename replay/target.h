@@ -19,11 +19,18 @@ typedef struct target {
 	bool direct;
 	bool excl;           /* block device opened with O_EXCL */
 	const char *direct_note; /* why O_DIRECT is off, or NULL */
+	unsigned queue_depth; /* requests the device's queue holds (sysfs
+			       * nr_requests), 0 when unknown or a file */
 } target;
 
 /* Look at path without opening it for IO: block device or file, size.
  * 0 or a negative br_code naming path. */
 int target_stat(target *t, const char *path, br_error *err);
+
+/* The request queue size of block device rdev from sysfs_root (normally
+ * "/sys"): queue/nr_requests of the device, or of the disk a partition
+ * belongs to. 0 when it cannot be read. */
+unsigned target_queue_depth(const char *sysfs_root, dev_t rdev);
 
 /* Open for the replay. excl: claim a block device exclusively (fails with
  * "busy" when mounted or claimed by someone else). */

@@ -4,7 +4,8 @@
  * fitting (refusal naming the first IO, --wrap, --scale), refusal of mounted
  * and formatted targets, the replay trace (-o) read by blkreel-parse and
  * blkparse, the JSON report, loose timing sanity, and a capture of the
- * replay compared IO by IO with the trace. Skips only where not root. */
+ * replay compared IO by IO with the trace, and the order kept when the
+ * replay outruns the device's queue. Skips only where not root. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -395,6 +396,76 @@ Test(replay_kernel, capture_matches_trace)
 	while (next < RF_N && rf_kind(next) != 'R' && rf_kind(next) != 'W')
 		next++;
 	cr_assert_eq(next, RF_N, "only %u of the trace's IOs seen on the device", next);
+}
+
+/* 3000 reads due 1 µs apart (a 1 ms trace at --speed 1000) overrun the loop
+ * device's request queue. By default the replay holds IOs beyond the queue
+ * (nr_requests) on its timing thread, so the device sees them in trace
+ * order; past the queue io_uring would hand them to racing worker threads. */
+Test(replay_kernel, order_kept_when_the_queue_is_full)
+{
+	const char *dev = rf_loop(0, 64);
+	if (access(tu_bin("blkreel-capture"), X_OK) != 0)
+		cr_skip_test("bin/blkreel-capture not built yet");
+	enum { N = 3000 };
+	static uint64_t offs[N];
+	for (unsigned i = 0; i < N; i++)
+		offs[i] = (uint64_t)((i * 7919u) % 16384u) * RF_IO_BYTES; /* scattered, all distinct */
+	const char *trace = rf_trace_offsets("many.blktrace", offs, N, false);
+	char capture[1024], replay[1024];
+	snprintf(capture, sizeof capture, "%s", tu_bin("blkreel-capture"));
+	snprintf(replay, sizeof replay, "%s", tu_bin("blkreel-replay"));
+	char nr_path[256];
+	snprintf(nr_path, sizeof nr_path, "/sys/block/%s/queue/nr_requests", dev + 5);
+	FILE *f = fopen(nr_path, "r");
+	cr_assert_not_null(f, "%s", nr_path);
+	unsigned nr = 0;
+	cr_assert_eq(fscanf(f, "%u", &nr), 1);
+	fclose(f);
+
+	int lock = tu_tracer_lock();
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err,
+			 "cd '%s' && '%s' -q -d %s -o cap -- '%s' --no-progress '%s' -d %s --speed 1000",
+			 rf.dir, capture, dev, replay, trace, dev);
+	tu_tracer_unlock(lock);
+	if (rc != 0 && err && (strstr(err, "backend") || strstr(err, "tracefs")))
+		cr_skip_test("no capture backend here: %s", err);
+	cr_assert_eq(rc, 0, "capture: %s", err);
+
+	const char *paths[1] = { rf_path("cap.blktrace.gz") };
+	br_reader *r;
+	br_error e;
+	cr_assert_eq(br_reader_open(&r, paths, 1, NULL, &e), 0, "%s", e.msg);
+	br_event ev;
+	unsigned next = 0, inversions = 0;
+	while (br_reader_next(r, &ev, &e) == 1) {
+		if (br_event_code(&ev) != __BLK_TA_ISSUE || ev.bytes != RF_IO_BYTES)
+			continue;
+		if (next < N && ev.sector * 512 == offs[next]) {
+			next++;
+			continue;
+		}
+		inversions++; /* an IO the device saw out of trace order */
+		for (unsigned j = 0; j < N; j++)
+			if (offs[j] == ev.sector * 512 && j > next)
+				next = j + 1;
+	}
+	br_reader_close(r);
+	cr_assert_eq(inversions, 0, "%u IOs issued out of trace order", inversions);
+	cr_assert_eq(next, N, "only %u of %u reads seen in order", next, N);
+	char want[128];
+	snprintf(want, sizeof want, "at most %u in flight (the request queue of %s)", nr, dev);
+	cr_assert(strstr(out, want), "no '%s' in: %s", want, out);
+	free(out);
+	free(err);
+	err = NULL;
+
+	/* asking for more than the queue holds is allowed, with a warning */
+	rc = rf_replay(NULL, &err, "'%s' -d %s -q --no-stall --max-inflight %u", trace, dev, nr + 1);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert(strstr(err, "which can reorder them"), "%s", err);
+	free(err);
 }
 
 /* A foreign trace (blkreplay's .load format: D events only, no device, no

@@ -1,7 +1,8 @@
 /* test_replay_units.c — the replayer's pure parts, without devices: the
  * histogram's percentiles, the write pattern, the signature probe, and the
  * planner (kinds, reads only, preflush split, address fitting, alignment,
- * completion matching for --closed). */
+ * completion matching for --closed), and the in-flight depth chosen from
+ * the target queues (a fake sysfs tree). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,14 @@
 #include "testutil.h"
 #include "tracegen.h"
 
+#include "../../replay/depth.c"
 #include "../../replay/hist.c"
 #include "../../replay/io.c"
 #include "../../replay/pattern.c"
 #include "../../replay/plan.c"
 #include "../../replay/probe.c"
 #include "../../replay/scan.c"
+#include "../../replay/target.c"
 
 /* ---- histogram ------------------------------------------------------------ */
 
@@ -355,4 +358,73 @@ Test(scan, trace_inflight_from_shared_stats)
 	cr_expect_eq(tot.trace_inflight_max, 2);
 	cr_expect_float_eq(tot.trace_inflight_avg, 55.0 / 40.0, 1e-9);
 	tu_tmpdir_remove(dir);
+}
+
+/* ---- in-flight depth ---------------------------------------------------------- */
+
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s/%s')\" && printf '%%s' '%s' > '%s/%s'", dir,
+		 rel, text, dir, rel);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* nr_requests of a disk, of a partition (its disk's queue, one level up
+ * from the partition's own directory), and 0 when there is none. */
+Test(depth, queue_depth_from_sysfs)
+{
+	char *root = tu_tmpdir();
+	cr_assert(root);
+	put_file(root, "block/loop7/queue/nr_requests", "128\n");
+	put_file(root, "block/sdz/queue/nr_requests", "64\n");
+	put_file(root, "block/sdz/sdz1/dev", "8:1\n");
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/dev/block' && ln -s ../../block/loop7 '%s/dev/block/7:7' && "
+		 "ln -s ../../block/sdz/sdz1 '%s/dev/block/8:1'", root, root, root);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(target_queue_depth(root, makedev(7, 7)), 128);
+	cr_expect_eq(target_queue_depth(root, makedev(8, 1)), 64);
+	cr_expect_eq(target_queue_depth(root, makedev(9, 9)), 0);
+	put_file(root, "block/bad/queue/nr_requests", "lots\n");
+	snprintf(cmd, sizeof cmd, "ln -s ../../block/bad '%s/dev/block/9:1'", root);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(target_queue_depth(root, makedev(9, 1)), 0);
+	tu_tmpdir_remove(root);
+}
+
+Test(depth, default_capped_at_smallest_queue)
+{
+	target t[3] = { { .path = "a.img" }, { .path = "/dev/big", .queue_depth = 1023 },
+			{ .path = "/dev/small", .queue_depth = 64 } };
+	/* timed: the default, lowered to the smallest queue */
+	depth_plan p = depth_choose(0, false, 7, true, t, 3);
+	cr_expect_eq(p.depth, 64);
+	cr_expect(p.capped);
+	cr_expect_str_eq(p.queue_of, "/dev/small");
+	cr_expect_eq(p.queue, 64);
+	/* files only: no queue to respect */
+	p = depth_choose(0, false, 7, true, t, 1);
+	cr_expect_eq(p.depth, DEPTH_DEFAULT);
+	cr_expect(!p.capped);
+	cr_expect_eq(p.queue, 0);
+	/* --no-stall keeps the trace's depth when it fits */
+	p = depth_choose(0, true, 7, true, t, 3);
+	cr_expect_eq(p.depth, 7);
+	cr_expect(!p.capped);
+	/* ... is capped when it does not, and a trace without completions (no
+	 * depth to measure) starts from the default */
+	p = depth_choose(0, true, 200, true, t, 3);
+	cr_expect_eq(p.depth, 64);
+	cr_expect(p.capped);
+	p = depth_choose(0, true, 0, false, t, 2);
+	cr_expect_eq(p.depth, DEPTH_DEFAULT);
+	/* --max-inflight is obeyed, and flagged when above the queue */
+	p = depth_choose(100, false, 7, true, t, 3);
+	cr_expect_eq(p.depth, 100);
+	cr_expect(p.above_queue);
+	cr_expect(!p.capped);
+	p = depth_choose(64, true, 7, true, t, 3);
+	cr_expect_eq(p.depth, 64);
+	cr_expect(!p.above_queue);
 }

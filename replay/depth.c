@@ -1,0 +1,32 @@
+#include "depth.h"
+
+depth_plan depth_choose(unsigned requested, bool no_stall, uint64_t trace_max,
+			bool trace_has_completions, const target *targets, size_t ntargets)
+{
+	depth_plan p = { 0 };
+	for (size_t i = 0; i < ntargets; i++) {
+		unsigned q = targets[i].queue_depth;
+		if (q && (!p.queue || q < p.queue)) {
+			p.queue = q;
+			p.queue_of = targets[i].path;
+		}
+	}
+	if (requested) {
+		p.depth = requested;
+		p.above_queue = p.queue && requested > p.queue;
+		return p;
+	}
+	/* --no-stall keeps the trace's own depth, within reason (a trace without
+	 * completions, e.g. an imported one, never brings it down) */
+	uint64_t want = DEPTH_DEFAULT;
+	if (no_stall && trace_has_completions && trace_max && trace_max < DEPTH_DEFAULT)
+		want = trace_max;
+	if (no_stall && trace_has_completions && !trace_max)
+		want = 1;
+	if (p.queue && want > p.queue) {
+		want = p.queue;
+		p.capped = true;
+	}
+	p.depth = (unsigned)want;
+	return p;
+}

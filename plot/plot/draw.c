@@ -13,9 +13,7 @@ void set_rgb(cairo_t *cr, rgb c)
 
 void set_font(const rctx *c, double size, bool bold)
 {
-	cairo_select_font_face(c->cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(c->cr, size);
+	plot_fonts_use(c->fonts, c->cr, size, bold);
 }
 
 double text_width(const rctx *c, const char *s)

@@ -55,7 +55,8 @@ bool plot_output_ok(const char *path)
 	return plot_output_for(path) != NULL;
 }
 
-int plot_render_file(const plot_opts *o, const plot_data *d, const char *path, br_error *err)
+int plot_render_file(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
+		     br_error *err)
 {
 	const plot_output *out = plot_output_for(path);
 	if (!out)
@@ -75,7 +76,7 @@ int plot_render_file(const plot_opts *o, const plot_data *d, const char *path, b
 	}
 	if (out->ext[1] != 'p' || out->ext[2] != 'n')
 		cairo_scale(cr, 72.0 / dpi, 72.0 / dpi);
-	rc = render_figure(cr, o, d, NULL, o->width, o->height, out->pixel(dpi), err);
+	rc = render_figure(cr, o, d, NULL, fonts, o->width, o->height, out->pixel(dpi), err);
 	if (rc)
 		goto out;
 	png_text_kv kv[2 + PLOT_MAX_TRACES];
@@ -99,13 +100,16 @@ out:
 }
 
 /* cairo and fontconfig keep font caches for the life of the process; give
- * them back at exit so leak checkers see a clean run. FcFini comes from the
- * fontconfig cairo already loaded (looked up at run time, so the link line
- * needs nothing more). */
-void plot_release_static(void)
+ * them back at exit so leak checkers see a clean run. Our FreeType faces go
+ * with cairo's last reference. FcFini comes from the fontconfig cairo
+ * already loaded (looked up at run time, so the link line needs nothing
+ * more), and is called only if the fallback faces went through it. */
+void plot_release_static(plot_fonts *fonts)
 {
+	bool fc = !fonts || fonts->fontconfig;
+	plot_fonts_close(fonts);
 	cairo_debug_reset_static_data();
-	void (*fc_fini)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "FcFini");
+	void (*fc_fini)(void) = fc ? (void (*)(void))dlsym(RTLD_DEFAULT, "FcFini") : NULL;
 	if (fc_fini)
 		fc_fini();
 }

@@ -2,6 +2,7 @@
  * the options, then loads, renders and maps the result to an exit code. */
 #include <stdio.h>
 #include "cli.h"
+#include "fonts.h"
 
 static int fail(const br_error *err)
 {
@@ -21,13 +22,15 @@ int main(int argc, char **argv)
 	const plot_opts *o = &cli.o;
 	plot_data d;
 	br_error err = { 0 };
+	plot_fonts fonts = { 0 };
 	int st = 0;
 	if (plot_load(o, &d, &err) < 0)
 		st = fail(&err);
 	if (!st && o->csv && plot_write_csv(o, &d, o->csv, &err) < 0)
 		st = fail(&err);
 	if (!st) {
-		if (plot_render_file(o, &d, o->out, &err) < 0) {
+		plot_fonts_open(&fonts, NULL);
+		if (plot_render_file(o, &d, &fonts, o->out, &err) < 0) {
 			st = fail(&err);
 			if (err.code == BR_EINVAL) /* the figure asked for cannot be laid out */
 				st = 2;
@@ -36,13 +39,13 @@ int main(int argc, char **argv)
 			printf("blkreel-plot: wrote %s\n", o->out);
 	}
 	if (!st && o->movie) {
-		if (plot_write_movie(o, &d, o->movie, &err) < 0)
+		if (plot_write_movie(o, &d, &fonts, o->movie, &err) < 0)
 			st = fail(&err);
 		else if (!o->quiet)
 			printf("blkreel-plot: wrote %s\n", o->movie);
 	}
 	plot_data_free(&d);
 	plot_cli_free(&cli);
-	plot_release_static();
+	plot_release_static(&fonts);
 	return st;
 }

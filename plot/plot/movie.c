@@ -73,8 +73,8 @@ static void surface_rows(cairo_surface_t *img, unsigned char *raw, unsigned char
 	}
 }
 
-static int draw_frame(const plot_opts *o, const plot_data *d, unsigned i, unsigned n,
-		      cairo_surface_t *img, int w, int h, br_error *err)
+static int draw_frame(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, unsigned i,
+		      unsigned n, cairo_surface_t *img, int w, int h, br_error *err)
 {
 	uint64_t span = d->t1 - d->t0, win = span / 5 ? span / 5 : 1;
 	uint64_t end = d->t0 + win + (n > 1 ? (span - win) * i / (n - 1) : span - win);
@@ -84,12 +84,13 @@ static int draw_frame(const plot_opts *o, const plot_data *d, unsigned i, unsign
 		.panels = 1u << PANEL_IO | 1u << PANEL_TPUT | 1u << PANEL_IOPS | 1u << PANEL_LAT,
 	};
 	cairo_t *cr = cairo_create(img);
-	int rc = render_figure(cr, o, d, &f, w, h, 1.0, err);
+	int rc = render_figure(cr, o, d, &f, fonts, w, h, 1.0, err);
 	cairo_destroy(cr);
 	return rc;
 }
 
-int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, br_error *err)
+int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
+		     br_error *err)
 {
 	int w = o->width > 960 ? 960 : (int)o->width;
 	int h = (int)((double)o->height * w / o->width);
@@ -147,7 +148,7 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, b
 	png_write_chunk(png, (png_const_bytep) "acTL", actl, 8);
 	uint32_t seq = 0;
 	for (unsigned i = 0; i < n; i++) {
-		rc = draw_frame(o, d, i, n, img, w, h, err);
+		rc = draw_frame(o, d, fonts, i, n, img, w, h, err);
 		if (rc)
 			goto out;
 		unsigned char fc[26];

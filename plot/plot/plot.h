@@ -98,20 +98,25 @@ void plot_offset_ranges(const plot_opts *o, plot_data *d);
 /* csv.c */
 int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
 
-/* render.c: the whole figure to a file chosen by extension. */
-int plot_render_file(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
+struct plot_fonts; /* fonts.h */
+
+/* figure.c: the whole figure to a file chosen by extension. */
+int plot_render_file(const plot_opts *o, const plot_data *d, const struct plot_fonts *fonts,
+		     const char *path, br_error *err);
 
 /* figure.c helpers shared with the movie */
 int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err);
 
-/* Release cairo's and fontconfig's caches (call once, at exit). */
-void plot_release_static(void);
+/* Drop fonts' references and release cairo's caches, and fontconfig's when
+ * fonts used it (call once, at exit). */
+void plot_release_static(struct plot_fonts *fonts);
 
 /* true when the name ends in an extension we can write */
 bool plot_output_ok(const char *path);
 bool plot_movie_name_ok(const char *path);
 
 /* movie.c: APNG of the io panel with a sliding window. */
-int plot_write_movie(const plot_opts *o, const plot_data *d, const char *path, br_error *err);
+int plot_write_movie(const plot_opts *o, const plot_data *d, const struct plot_fonts *fonts,
+		     const char *path, br_error *err);
 
 #endif

@@ -115,9 +115,9 @@ static double panel_weight(int p)
 }
 
 int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const frame_opts *f,
-		  double W, double H, double px, br_error *err)
+		  const plot_fonts *fonts, double W, double H, double px, br_error *err)
 {
-	rctx c = { .cr = cr, .o = o, .d = d, .f = f, .W = W, .H = H, .px = px };
+	rctx c = { .cr = cr, .o = o, .d = d, .f = f, .fonts = fonts, .W = W, .H = H, .px = px };
 	double dpi = o->dpi > 0 ? o->dpi : 96;
 	c.font = sqrt(W * H) / 80;
 	c.font = c.font < 9 ? 9 : c.font > 22 ? 22 : c.font;
@@ -145,6 +145,7 @@ int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const fra
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+	plot_fonts_setup(fonts, cr);
 
 	/* title */
 	double fs = c.font, y = fs * 0.6;

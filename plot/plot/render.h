@@ -4,6 +4,7 @@
 #define BLKREEL_PLOT_RENDER_H
 
 #include <cairo.h>
+#include "fonts.h"
 #include "plot.h"
 
 typedef struct rgb {
@@ -34,6 +35,7 @@ typedef struct rctx {
 	const plot_opts *o;
 	const plot_data *d;
 	const frame_opts *f;
+	const plot_fonts *fonts;
 	double W, H, font;          /* in user units (pixels) */
 	double px;                  /* one device pixel in user units */
 	double left, right;         /* plot area x extent */
@@ -73,7 +75,7 @@ double panel_stats_height(const rctx *c);
 
 /* The whole figure in W x H user units. 0 or a br_code. */
 int render_figure(cairo_t *cr, const plot_opts *o, const plot_data *d, const frame_opts *f,
-		  double W, double H, double px, br_error *err);
+		  const plot_fonts *fonts, double W, double H, double px, br_error *err);
 
 
 #endif

@@ -2,7 +2,9 @@
  * worked out by hand and against a real sample, the PNG read back with
  * libpng (size, read/write colours where the IOs are, empty background
  * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
- * input (exit 2 for usage, 1 for data, never a half-written figure). */
+ * input (exit 2 for usage, 1 for data, never a half-written figure).
+ * The font loading and its fallback are also tested alone, their source
+ * compiled in here (the tool's objects are not a library). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <png.h>
@@ -14,6 +16,9 @@
 #include "testutil.h"
 #include "blkreel/event.h"
 #include "blkreel/writer.h"
+
+#include "../../plot/plot/fonts.c"
+#include <dlfcn.h>
 
 #define MS 1000000ull
 #define US 1000ull
@@ -680,4 +685,76 @@ Test(plot, blkparse_text_input_gives_the_same_totals)
 			cr_expect_eq(csv_field(a, (int)i, col), csv_field(b, (int)i, col), "line %zu col %d", i, col);
 	free(a);
 	free(b);
+}
+
+/* cairo's font caches and fontconfig's, as the tool gives them back. */
+static void release_fonts(plot_fonts *f)
+{
+	plot_fonts_close(f);
+	cairo_debug_reset_static_data();
+	void (*fc_fini)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "FcFini");
+	if (fc_fini)
+		fc_fini();
+}
+
+/* Dark pixels drawn by "Hg" in face k: text was drawn. */
+static int ink_of(const plot_fonts *f, bool bold, double *width)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 80, 40);
+	cairo_t *cr = cairo_create(s);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	plot_fonts_setup(f, cr);
+	plot_fonts_use(f, cr, 20, bold);
+	cairo_text_extents_t e;
+	cairo_text_extents(cr, "Hg", &e);
+	*width = e.x_advance;
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_move_to(cr, 5, 30);
+	cairo_show_text(cr, "Hg");
+	cr_assert_eq(cairo_status(cr), CAIRO_STATUS_SUCCESS, "%s", cairo_status_to_string(cairo_status(cr)));
+	cairo_surface_flush(s);
+	int dark = 0;
+	const unsigned char *d = cairo_image_surface_get_data(s);
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < 80; x++)
+			dark += (((const uint32_t *)(d + (size_t)y * cairo_image_surface_get_stride(s)))[x] & 0xff) < 128;
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	return dark;
+}
+
+/* The files where the distribution keeps them: no fontconfig; bold is
+ * wider and darker than regular. */
+Test(plot, fonts_load_from_the_files)
+{
+	plot_fonts f;
+	plot_fonts_open(&f, NULL);
+	if (f.fontconfig) {
+		release_fonts(&f);
+		cr_skip_test("no DejaVu Sans files in the usual folders");
+	}
+	cr_expect_neq(f.dir[0], 0);
+	double wr, wb;
+	int ir = ink_of(&f, false, &wr), ib = ink_of(&f, true, &wb);
+	cr_expect_gt(ir, 20);
+	cr_expect_gt(ib, ir);
+	cr_expect_gt(wb, wr);
+	release_fonts(&f);
+}
+
+/* No folder holds the files: cairo's toy face through fontconfig stands
+ * in, and text is still drawn. */
+Test(plot, fonts_fall_back_to_fontconfig)
+{
+	const char *const dirs[] = { "/nonexistent/fonts", tu_dir, NULL };
+	plot_fonts f;
+	plot_fonts_open(&f, dirs);
+	cr_expect(f.fontconfig);
+	cr_expect_eq(f.ft, NULL);
+	cr_expect_eq(f.dir[0], 0);
+	double w;
+	cr_expect_gt(ink_of(&f, false, &w), 20);
+	cr_expect_gt(w, 0);
+	release_fonts(&f);
 }

@@ -155,8 +155,9 @@ static void finish_report(run_ctx *c, int *status)
 	if (c->o->report && report_json(c->o->report, &r, &f, &err))
 		*status = fail(&err);
 	if (f.failed) {
-		fprintf(stderr, "blkreel-replay: %llu IOs failed (see the report)\n",
-			(unsigned long long)f.failed);
+		fprintf(stderr, "blkreel-replay: %llu IO%s failed%s (see the report)\n",
+			(unsigned long long)f.failed, f.failed == 1 ? "" : "s",
+			c->o->stop_on_error && r.aborted ? "; stopped there (--stop-on-error)" : "");
 		*status = 1;
 	}
 	if (r.aborted)

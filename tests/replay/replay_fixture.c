@@ -21,14 +21,16 @@ void rf_setup(void)
 
 void rf_teardown(void)
 {
-	if (rf.mnt[0]) {
-		tu_runf(NULL, NULL, NULL, "umount '%s'", rf.mnt);
-		rf.mnt[0] = 0;
-	}
+	/* a filesystem mounted on one of our loop devices comes off first; a
+	 * filesystem holding a loop device's backing file only after it */
+	bool mounted = rf.mnt[0] && tu_runf(NULL, NULL, NULL, "umount '%s'", rf.mnt) != 0;
 	for (int i = 0; i < 2; i++) {
 		tu_loop_detach(rf.loop[i]);
 		rf.loop[i][0] = 0;
 	}
+	if (mounted)
+		tu_runf(NULL, NULL, NULL, "umount '%s' || umount -l '%s'", rf.mnt, rf.mnt);
+	rf.mnt[0] = 0;
 	if (getenv("RF_KEEP")) /* debugging: keep the temp dir */
 		fprintf(stderr, "kept %s\n", rf.dir);
 	else

@@ -468,6 +468,56 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	free(err);
 }
 
+/* A loop device over a sparse file on a 1 MiB tmpfs of our own: writes past
+ * what the tmpfs holds fail on the device (ENOSPC). They are counted by
+ * errno, the replay goes on and exits 1; --stop-on-error stops at the first. */
+Test(replay_kernel, target_errors_counted_and_stop_on_error)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to mount a tmpfs and create loop devices");
+	const char *mnt = rf_path("small");
+	char *err = NULL;
+	cr_assert_eq(tu_runf(NULL, NULL, &err, "mkdir -p '%s' && mount -t tmpfs -o size=1M tmpfs '%s'",
+			     mnt, mnt), 0, "mount: %s", err);
+	free(err);
+	err = NULL;
+	snprintf(rf.mnt, sizeof rf.mnt, "%s", mnt);
+	if (tu_loop_create(mnt, "img", 64, rf.loop[0], sizeof rf.loop[0]))
+		cr_skip_test("no loop device available");
+	const char *dev = rf.loop[0];
+	enum { N = 600 }; /* 2.3 MiB of 4 KiB writes into 1 MiB */
+	static uint64_t offs[N];
+	for (unsigned i = 0; i < N; i++)
+		offs[i] = (uint64_t)i * 3 * RF_IO_BYTES;
+	const char *trace = rf_trace_offsets("w.blktrace", offs, N, true);
+	const char *rep = rf_path("r.json");
+	char *out = NULL;
+	int rc = rf_replay(&out, &err, "'%s' -d %s --write --speed 10 --report '%s'", trace, dev, rep);
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+	double issued = rf_json(rep, "['issued']['write']"), failed = rf_json(rep, "['failed']['write']");
+	cr_assert_eq(issued, N, "the replay stopped at a failure: %s", out);
+	cr_assert(failed > N / 2 && failed < N, "%g of %d writes failed", failed, N);
+	cr_assert(strstr(out, "failures: ENOSPC"), "%s", out);
+	char want[64];
+	snprintf(want, sizeof want, "%.0f IOs failed (see the report)", failed);
+	cr_assert(strstr(err, want), "%s", err);
+	free(out);
+	free(err);
+	out = err = NULL;
+
+	rc = rf_replay(&out, &err, "'%s' -d %s --write --speed 10 --stop-on-error --report '%s'", trace,
+		       dev, rep);
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+	issued = rf_json(rep, "['issued']['write']");
+	failed = rf_json(rep, "['failed']['write']");
+	cr_assert(failed >= 1, "%s", out);
+	/* after the first failure only IOs already handed over may still fail */
+	cr_assert(issued < N, "%g issued despite --stop-on-error", issued);
+	cr_assert(strstr(err, "stopped there (--stop-on-error)"), "%s", err);
+	free(out);
+	free(err);
+}
+
 /* A foreign trace (blkreplay's .load format: D events only, no device, no
  * completions) replays once formats/ reads it; skipped until then. */
 Test(replay_kernel, foreign_load_trace_onto_file)

@@ -29,7 +29,14 @@ const plot_output *plot_output_for(const char *path);
 /* "png, svg, pdf" */
 const char *plot_output_names(void);
 
-/* Write an ARGB32 image surface as an RGB PNG with iTXt chunks. */
+/* png_write.c: an opaque ARGB32 image as an RGB PNG with an iTXt chunk
+ * per kv, deflated in `strips` bands of rows (0: a few per thread; more
+ * than the rows: one a row) on `threads` threads (0: the online CPUs, at
+ * most 4). 0 or a br_code naming path. */
+int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride,
+		   const png_text_kv *kv, size_t nkv, unsigned strips, unsigned threads,
+		   const char *path, br_error *err);
+/* The same for an image surface, with the default strips and threads. */
 int png_write_surface(FILE *fp, cairo_surface_t *img, const png_text_kv *kv, size_t nkv,
 		      const char *path, br_error *err);
 

@@ -3,8 +3,9 @@
  * libpng (size, read/write colours where the IOs are, empty background
  * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
  * input (exit 2 for usage, 1 for data, never a half-written figure).
- * The font loading and its fallback are also tested alone, their source
- * compiled in here (the tool's objects are not a library). */
+ * Two pieces are also tested alone, their sources compiled in here (the
+ * tool's objects are not a library): the strip-parallel PNG encoder
+ * against libpng's decoder, and the font loading with its fallback. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <png.h>
@@ -18,6 +19,7 @@
 #include "blkreel/writer.h"
 
 #include "../../plot/plot/fonts.c"
+#include "../../plot/plot/png_write.c"
 #include <dlfcn.h>
 
 #define MS 1000000ull
@@ -685,6 +687,148 @@ Test(plot, blkparse_text_input_gives_the_same_totals)
 			cr_expect_eq(csv_field(a, (int)i, col), csv_field(b, (int)i, col), "line %zu col %d", i, col);
 	free(a);
 	free(b);
+}
+
+/* An opaque ARGB32 test image with what the encoder must get right: flat
+ * areas (runs), rows repeating the one above (Up gives zeros), noise (no
+ * runs at all), a colour ramp, a row differing from the one above in one
+ * pixel. stride > 4 w, as cairo's may be. */
+static unsigned char *test_argb(int w, int h, int stride)
+{
+	unsigned char *d = calloc((size_t)stride * h, 1);
+	uint32_t x32 = 2463534242u;
+	for (int y = 0; y < h; y++) {
+		uint32_t *row = (uint32_t *)(d + (size_t)y * stride);
+		for (int x = 0; x < w; x++) {
+			uint32_t v;
+			if (y % 7 == 3) {
+				x32 ^= x32 << 13;
+				x32 ^= x32 >> 17;
+				x32 ^= x32 << 5;
+				v = x32;
+			} else if (y % 7 == 5) {
+				v = (uint32_t)(x * 255 / (w > 1 ? w - 1 : 1)) << 16 | (uint32_t)y << 8 | 0x40;
+			} else if (y % 7 == 6) {
+				v = x == w / 2 ? 0x123456 : 0xffffff;
+			} else {
+				v = x < w / 3 ? 0x0072b2 : 0xffffff;
+			}
+			row[x] = 0xff000000u | (v & 0xffffff);
+		}
+	}
+	return d;
+}
+
+static void check_png_roundtrip(int w, int h, unsigned strips, unsigned threads)
+{
+	int stride = w * 4 + 12;
+	unsigned char *d = test_argb(w, h, stride);
+	const png_text_kv kv[] = { { "Software", "test" }, { "Trace 1", "\xc2\xb5s and more" } };
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/enc-%dx%d-%u-%u.png", tu_dir, w, h, strips, threads);
+	FILE *fp = fopen(path, "wb");
+	cr_assert(fp);
+	br_error err = { 0 };
+	cr_assert_eq(png_write_argb(fp, d, w, h, stride, kv, 2, strips, threads, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(fp), 0);
+
+	png_image im = { .version = PNG_IMAGE_VERSION };
+	cr_assert(png_image_begin_read_from_file(&im, path), "libpng: %s", im.message);
+	cr_assert_eq(im.width, (unsigned)w);
+	cr_assert_eq(im.height, (unsigned)h);
+	im.format = PNG_FORMAT_RGB;
+	uint8_t *px = malloc(PNG_IMAGE_SIZE(im));
+	cr_assert(png_image_finish_read(&im, NULL, px, 0, NULL), "libpng: %s (strips %u)", im.message, strips);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			uint32_t v = ((const uint32_t *)(d + (size_t)y * stride))[x];
+			const uint8_t *p = px + ((size_t)y * w + x) * 3;
+			cr_assert(p[0] == (uint8_t)(v >> 16) && p[1] == (uint8_t)(v >> 8) && p[2] == (uint8_t)v,
+				  "%dx%d, %u strips: pixel %d,%d is %02x%02x%02x, not %06x", w, h, strips, x, y,
+				  p[0], p[1], p[2], v & 0xffffff);
+		}
+	free(px);
+
+	/* the text through libpng's chunk reader, which checks every CRC */
+	fp = fopen(path, "rb");
+	cr_assert(fp);
+	png_structp rd = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_infop info = png_create_info_struct(rd);
+	cr_assert(rd && info);
+	if (setjmp(png_jmpbuf(rd)))
+		cr_assert_fail("libpng failed reading %s", path);
+	png_init_io(rd, fp);
+	png_read_png(rd, info, PNG_TRANSFORM_IDENTITY, NULL);
+	png_textp txt;
+	int ntxt = 0;
+	png_get_text(rd, info, &txt, &ntxt);
+	cr_assert_eq(ntxt, 2);
+	cr_expect_str_eq(txt[0].key, "Software");
+	cr_expect_str_eq(txt[0].text, "test");
+	cr_expect_eq(txt[1].compression, PNG_ITXT_COMPRESSION_NONE);
+	cr_expect_str_eq(txt[1].key, "Trace 1");
+	cr_expect_str_eq(txt[1].text, "\xc2\xb5s and more");
+	png_destroy_read_struct(&rd, &info, NULL);
+	fclose(fp);
+	free(d);
+}
+
+/* One strip (a plain single stream), a few, more strips than threads, one
+ * per row and more than the rows; one thread and several. */
+Test(plot, png_encoder_strips_decode_to_the_exact_pixels)
+{
+	static const unsigned strips[] = { 1, 2, 3, 8, 0 };
+	for (size_t i = 0; i < sizeof(strips) / sizeof(strips[0]); i++)
+		for (unsigned t = 1; t <= 3; t++) {
+			check_png_roundtrip(301, 97, strips[i], t);
+			check_png_roundtrip(5, 3, strips[i], t);
+		}
+	check_png_roundtrip(17, 9, 9, 2);  /* a strip per row */
+	check_png_roundtrip(17, 9, 50, 4); /* more strips than rows */
+	check_png_roundtrip(1, 1, 4, 4);
+	/* wide enough that a strip's rows pass through deflate in several parts */
+	check_png_roundtrip(4000, 40, 3, 2);
+}
+
+/* The same image through an external decoder: ffmpeg decodes every row. */
+Test(plot, png_encoder_output_decodes_with_ffmpeg)
+{
+	if (!tu_have("ffmpeg"))
+		cr_skip_test("ffmpeg not installed");
+	check_png_roundtrip(640, 480, 0, 0);
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && ffmpeg -v error -i enc-640x480-0-0.png -f rawvideo "
+			 "-pix_fmt rgb24 - | cksum", tu_dir);
+	cr_assert_eq(rc, 0);
+	unsigned char *d = test_argb(640, 480, 640 * 4 + 12);
+	size_t n = 640 * 480 * 3;
+	unsigned char *rgb = malloc(n);
+	for (size_t i = 0; i < 640 * 480; i++) {
+		uint32_t v = ((const uint32_t *)(d + (i / 640) * (640 * 4 + 12)))[i % 640];
+		rgb[3 * i] = (unsigned char)(v >> 16);
+		rgb[3 * i + 1] = (unsigned char)(v >> 8);
+		rgb[3 * i + 2] = (unsigned char)v;
+	}
+	cr_assert_eq(tu_write_file(tu_path("want.rgb"), rgb, n), 0);
+	char *want = NULL;
+	cr_assert_eq(tu_runf(&want, NULL, NULL, "cksum < '%s'", tu_path("want.rgb")), 0);
+	cr_expect_str_eq(out, want);
+	free(out);
+	free(want);
+	free(rgb);
+	free(d);
+}
+
+Test(plot, png_encoder_rejects_bad_text_keys)
+{
+	unsigned char px[4] = { 0, 0, 0, 0xff };
+	const png_text_kv kv = { "", "empty key" };
+	FILE *fp = fopen(tu_path("bad.png"), "wb");
+	cr_assert(fp);
+	br_error err = { 0 };
+	cr_expect_eq(png_write_argb(fp, px, 1, 1, 4, &kv, 1, 0, 0, "bad.png", &err), BR_EINVAL);
+	cr_expect(strstr(err.msg, "1 to 79"), "%s", err.msg);
+	fclose(fp);
 }
 
 /* cairo's font caches and fontconfig's, as the tool gives them back. */

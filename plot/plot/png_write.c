@@ -1,0 +1,320 @@
+/* The PNG encoder of the figures, written by hand rather than through
+ * libpng so the deflating can run on every core: the image is cut into
+ * horizontal strips of rows, each strip is deflated on its own as a raw
+ * stream that ends on a byte boundary (Z_SYNC_FLUSH; the last one
+ * Z_FINISH), and the strips are laid end to end behind one zlib header,
+ * each in its own IDAT chunk, with the Adler-32 of the whole combined from
+ * the strips' (adler32_combine). A decoder sees one ordinary zlib stream.
+ * Spec: https://www.w3.org/TR/png/ (chunks, filters, zlib wrapper). */
+#include "output.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define PNG_MAX_THREADS 4
+#define STRIPS_PER_THREAD 4
+/* rows are filtered into a buffer of about this size, then deflated */
+#define CHUNK_BYTES (64 * 1024)
+/* a chunk's length field is 31 bits */
+#define PNG_CHUNK_MAX 0x7fffffffu
+
+typedef struct strip {
+	int y0, y1;                 /* rows [y0, y1) */
+	unsigned char *z;           /* this strip's part of the zlib stream */
+	size_t zlen, zcap;
+	uLong adler, rawlen;        /* of the filtered rows */
+	uLong crc;                  /* of "IDAT" and z so far */
+	int zerr;                   /* a zlib code, or Z_MEM_ERROR */
+} strip;
+
+typedef struct png_job {
+	const unsigned char *data;
+	int w, h, stride;
+	strip *s;
+	unsigned ns;
+	atomic_uint next;
+} png_job;
+
+static void be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* Row y as PNG filtered bytes: filter type, then RGB. Up (the difference
+ * from the row above) turns the figure's many repeated rows into runs of
+ * zeros, which run-length deflate packs into a few bits per 258 bytes; the
+ * first row has nothing above it and goes unfiltered. An opaque figure's
+ * premultiplied ARGB is its straight RGB. */
+static void filter_row(const png_job *j, int y, unsigned char *o)
+{
+	const uint32_t *s = (const uint32_t *)(j->data + (size_t)y * j->stride);
+	int w = j->w;
+	if (y == 0) {
+		*o++ = 0;
+		for (int x = 0; x < w; x++, o += 3) {
+			o[0] = (unsigned char)(s[x] >> 16);
+			o[1] = (unsigned char)(s[x] >> 8);
+			o[2] = (unsigned char)s[x];
+		}
+		return;
+	}
+	const uint32_t *p = (const uint32_t *)(j->data + (size_t)(y - 1) * j->stride);
+	*o++ = 2;
+	if (!memcmp(s, p, (size_t)w * 4)) {
+		memset(o, 0, (size_t)w * 3);
+		return;
+	}
+	for (int x = 0; x < w; x++, o += 3) {
+		o[0] = (unsigned char)((s[x] >> 16) - (p[x] >> 16));
+		o[1] = (unsigned char)((s[x] >> 8) - (p[x] >> 8));
+		o[2] = (unsigned char)(s[x] - p[x]);
+	}
+}
+
+/* Deflate what zs holds with flush, growing the strip's output when full. */
+static int deflate_into(strip *st, z_stream *zs, int flush)
+{
+	for (;;) {
+		if (st->zcap - st->zlen < 64) {
+			size_t cap = st->zcap * 2;
+			unsigned char *z = realloc(st->z, cap);
+			if (!z)
+				return Z_MEM_ERROR;
+			st->z = z;
+			st->zcap = cap;
+		}
+		/* 8 bytes stay free for the Adler-32 that ends the last strip */
+		zs->next_out = st->z + st->zlen;
+		zs->avail_out = (uInt)(st->zcap - st->zlen - 8);
+		int rc = deflate(zs, flush);
+		st->zlen = (size_t)(zs->next_out - st->z);
+		if (rc == Z_STREAM_END)
+			return Z_OK;
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return rc;
+		/* done when the input is used up and, for a flush, deflate left
+		 * room to spare (it stops early only when the output is full) */
+		if (zs->avail_in == 0 && (flush == Z_NO_FLUSH || zs->avail_out > 0) && flush != Z_FINISH)
+			return Z_OK;
+	}
+}
+
+static int encode_strip(const png_job *j, strip *st, bool first, bool last, z_stream *zs,
+			unsigned char *buf, size_t rows_per_chunk)
+{
+	size_t rb = 1 + 3 * (size_t)j->w;
+	st->rawlen = (uLong)((size_t)(st->y1 - st->y0) * rb);
+	st->zcap = deflateBound(zs, st->rawlen) + 64;
+	st->z = malloc(st->zcap);
+	if (!st->z)
+		return Z_MEM_ERROR;
+	st->adler = adler32(0, NULL, 0);
+	if (first) {
+		/* zlib header: deflate, 32 KiB window, "fastest" (informative),
+		 * no dictionary; 0x7801 is a multiple of 31 as required */
+		st->z[0] = 0x78;
+		st->z[1] = 0x01;
+		st->zlen = 2;
+	}
+	for (int y = st->y0; y < st->y1;) {
+		int n = st->y1 - y < (int)rows_per_chunk ? st->y1 - y : (int)rows_per_chunk;
+		for (int k = 0; k < n; k++)
+			filter_row(j, y + k, buf + (size_t)k * rb);
+		size_t len = (size_t)n * rb;
+		st->adler = adler32(st->adler, buf, (uInt)len);
+		y += n;
+		zs->next_in = buf;
+		zs->avail_in = (uInt)len;
+		int flush = y < st->y1 ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
+		int rc = deflate_into(st, zs, flush);
+		if (rc != Z_OK)
+			return rc;
+	}
+	st->crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), st->z, (uInt)st->zlen);
+	return Z_OK;
+}
+
+static void *png_worker(void *arg)
+{
+	png_job *j = arg;
+	size_t rb = 1 + 3 * (size_t)j->w;
+	size_t rows = CHUNK_BYTES / rb ? CHUNK_BYTES / rb : 1;
+	unsigned char *buf = malloc(rows * rb);
+	z_stream zs = { 0 };
+	/* Z_RLE: matches at distance 1 only, the level does not matter; raw
+	 * deflate (negative window bits) as the strips share one wrapper */
+	int zrc = deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_RLE);
+	for (;;) {
+		unsigned i = atomic_fetch_add(&j->next, 1);
+		if (i >= j->ns)
+			break;
+		strip *st = &j->s[i];
+		if (!buf || zrc != Z_OK) {
+			st->zerr = buf ? zrc : Z_MEM_ERROR;
+			continue;
+		}
+		st->zerr = encode_strip(j, st, i == 0, i == j->ns - 1, &zs, buf, rows);
+		deflateReset(&zs);
+	}
+	if (zrc == Z_OK)
+		deflateEnd(&zs);
+	free(buf);
+	return NULL;
+}
+
+static void put_chunk_head(FILE *fp, const char *type, uint32_t len)
+{
+	unsigned char h[8];
+	be32(h, len);
+	memcpy(h + 4, type, 4);
+	fwrite(h, 1, 8, fp);
+}
+
+static void put_chunk(FILE *fp, const char *type, const unsigned char *data, uint32_t len)
+{
+	put_chunk_head(fp, type, len);
+	if (len)
+		fwrite(data, 1, len, fp);
+	unsigned char c[4];
+	uLong crc = crc32(0, (const Bytef *)type, 4);
+	if (len) /* crc32 of a NULL buffer is the initial value, not crc */
+		crc = crc32(crc, data, len);
+	be32(c, (uint32_t)crc);
+	fwrite(c, 1, 4, fp);
+}
+
+/* iTXt: keyword, NUL, not compressed (0, 0), empty language tag and
+ * translated keyword (each NUL-ended), the UTF-8 text. */
+static int put_itxt(FILE *fp, const png_text_kv *kv, const char *path, br_error *err)
+{
+	size_t kl = strlen(kv->key), vl = strlen(kv->value);
+	if (kl < 1 || kl > 79)
+		return br_error_set(err, BR_EINVAL, 0, path, -1,
+				    "PNG text key \"%.80s\" must be 1 to 79 bytes long", kv->key);
+	if (vl > PNG_CHUNK_MAX - kl - 5)
+		return br_error_set(err, BR_EINVAL, 0, path, -1, "PNG text \"%s\" is too long", kv->key);
+	uint32_t len = (uint32_t)(kl + 5 + vl);
+	unsigned char *b = malloc(len);
+	if (!b)
+		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory writing PNG text");
+	memcpy(b, kv->key, kl);
+	memset(b + kl, 0, 5);
+	memcpy(b + kl + 5, kv->value, vl);
+	put_chunk(fp, "iTXt", b, len);
+	free(b);
+	return 0;
+}
+
+/* Online CPUs, at most PNG_MAX_THREADS. */
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > PNG_MAX_THREADS ? PNG_MAX_THREADS : (unsigned)n;
+}
+
+int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride,
+		   const png_text_kv *kv, size_t nkv, unsigned strips, unsigned threads,
+		   const char *path, br_error *err)
+{
+	if (w < 1 || h < 1 || (uint64_t)w * 3 + 1 > PNG_CHUNK_MAX)
+		return br_error_set(err, BR_EINVAL, 0, path, -1, "cannot write a %dx%d PNG", w, h);
+	if (!threads)
+		threads = default_threads();
+	if (!strips)
+		strips = threads * STRIPS_PER_THREAD;
+	if (strips > (unsigned)h)
+		strips = (unsigned)h;
+	if (threads > strips)
+		threads = strips;
+	png_job j = { .data = data, .w = w, .h = h, .stride = stride, .ns = strips };
+	atomic_init(&j.next, 0);
+	j.s = calloc(strips, sizeof(strip));
+	pthread_t tid[PNG_MAX_THREADS];
+	unsigned nt = 0;
+	int rc = 0;
+	if (!j.s)
+		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory writing PNG");
+	for (unsigned i = 0; i < strips; i++) {
+		j.s[i].y0 = (int)((uint64_t)h * i / strips);
+		j.s[i].y1 = (int)((uint64_t)h * (i + 1) / strips);
+	}
+	/* this thread works too; a thread that cannot start leaves its share
+	 * to the others */
+	while (nt + 1 < threads && nt < PNG_MAX_THREADS && !pthread_create(&tid[nt], NULL, png_worker, &j))
+		nt++;
+	png_worker(&j);
+	for (unsigned t = 0; t < nt; t++)
+		pthread_join(tid[t], NULL);
+
+	uLong adler = 0;
+	for (unsigned i = 0; i < strips; i++) {
+		const strip *st = &j.s[i];
+		if (st->zerr != Z_OK) {
+			rc = st->zerr == Z_MEM_ERROR
+				     ? br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory compressing PNG rows")
+				     : br_error_set(err, BR_ESYS, 0, path, -1, "deflate failed (zlib %d) on PNG rows %d-%d",
+						    st->zerr, st->y0, st->y1 - 1);
+			goto out;
+		}
+		if (st->zlen + 4 > PNG_CHUNK_MAX) {
+			rc = br_error_set(err, BR_EINVAL, 0, path, -1,
+					  "PNG rows %d-%d compress to more than a chunk can hold", st->y0, st->y1 - 1);
+			goto out;
+		}
+		adler = i ? adler32_combine(adler, st->adler, (z_off_t)st->rawlen) : st->adler;
+	}
+	strip *last = &j.s[strips - 1];
+	be32(last->z + last->zlen, (uint32_t)adler); /* deflate_into kept room */
+	last->crc = crc32(last->crc, last->z + last->zlen, 4);
+	last->zlen += 4;
+
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	fwrite(sig, 1, 8, fp);
+	unsigned char ihdr[13];
+	be32(ihdr, (uint32_t)w);
+	be32(ihdr + 4, (uint32_t)h);
+	ihdr[8] = 8;  /* bits per sample */
+	ihdr[9] = 2;  /* colour type: RGB */
+	ihdr[10] = 0; /* deflate */
+	ihdr[11] = 0; /* adaptive filtering (a filter type byte per row) */
+	ihdr[12] = 0; /* not interlaced */
+	put_chunk(fp, "IHDR", ihdr, 13);
+	for (size_t i = 0; i < nkv; i++)
+		if ((rc = put_itxt(fp, &kv[i], path, err)))
+			goto out;
+	for (unsigned i = 0; i < strips; i++) {
+		const strip *st = &j.s[i];
+		unsigned char c[4];
+		put_chunk_head(fp, "IDAT", (uint32_t)st->zlen);
+		fwrite(st->z, 1, st->zlen, fp);
+		be32(c, (uint32_t)st->crc);
+		fwrite(c, 1, 4, fp);
+	}
+	put_chunk(fp, "IEND", NULL, 0);
+	if (fflush(fp) || ferror(fp))
+		rc = br_error_set(err, BR_ESYS, errno, path, -1, "write failed");
+out:
+	for (unsigned i = 0; i < strips; i++)
+		free(j.s[i].z);
+	free(j.s);
+	return rc;
+}
+
+int png_write_surface(FILE *fp, cairo_surface_t *img, const png_text_kv *kv, size_t nkv,
+		      const char *path, br_error *err)
+{
+	cairo_surface_flush(img);
+	return png_write_argb(fp, cairo_image_surface_get_data(img), cairo_image_surface_get_width(img),
+			      cairo_image_surface_get_height(img), cairo_image_surface_get_stride(img), kv,
+			      nkv, 0, 0, path, err);
+}

@@ -7,8 +7,13 @@ direction, sector and size. Times are compared after removing the median offset 
   issue error   replay time − original time of each matched IO (|…| percentiles, % early)
   drift         (replay span − original span) / original span
   in flight     D..C per IO on the device: time-weighted average and maximum
-  inversions    matched IOs issued before one that came earlier in the original
+  inversions    matched IOs issued before one that came earlier in the original: over the whole
+                trace (inv) and within each stream (inv/s; a stream is the original's issuing
+                process, e.g. one fio job)
   CPU / IO      user+system seconds of the replaying tool (from /usr/bin/time) / IOs
+As fast as possible, IOPS are measured twice: on the device under the capture (where the
+tracepoints cost every tool alike, see tests/bench/capture.sh), and without a capture as IOs
+over the tool's whole wall time (best of NAME.runs, one "seconds" line per run).
 """
 import argparse
 import collections
@@ -18,7 +23,7 @@ import sys
 
 
 def events(parse, path):
-    """(D list, C list) of (time, rw, sector, blocks) from a capture."""
+    """(D list, C list) of (time, rw, sector, blocks, pid) from a capture."""
     out = subprocess.run([parse, path], check=True, capture_output=True, text=True).stdout
     ds, cs = [], []
     for line in out.splitlines():
@@ -34,14 +39,14 @@ def events(parse, path):
         if blocks == 0 or 'D' in rwbs:       # flushes and discards are not data IOs
             continue
         rw = 'W' if 'W' in rwbs else 'R'
-        (ds if f[5] == 'D' else cs).append((t, rw, sector, blocks))
+        (ds if f[5] == 'D' else cs).append((t, rw, sector, blocks, f[4]))
     ds.sort()
     cs.sort()
     return ds, cs
 
 
 def inflight(ds, cs):
-    ev = [(t, 1) for t, *_ in ds] + [(t, -1) for t, *_ in cs]
+    ev = [(e[0], 1) for e in ds] + [(e[0], -1) for e in cs]
     ev.sort()
     n = mx = 0
     area = 0.0
@@ -63,10 +68,10 @@ def pct(sorted_vals, q):
 
 def compare(orig_d, rep_d):
     want = collections.defaultdict(collections.deque)
-    for i, (t, rw, s, b) in enumerate(orig_d):
+    for i, (t, rw, s, b, _) in enumerate(orig_d):
         want[(rw, s, b)].append(i)
     pairs = []
-    for t, rw, s, b in rep_d:
+    for t, rw, s, b, _ in rep_d:
         q = want.get((rw, s, b))
         if q:
             pairs.append((q.popleft(), t))
@@ -78,6 +83,10 @@ def compare(orig_d, rep_d):
     anchor = offs[len(offs) // 2]
     errs = [(r - orig_d[i][0]) - anchor for i, r in pairs]
     inv = sum(1 for a, b in zip(pairs, pairs[1:]) if b[0] < a[0])
+    streams = collections.defaultdict(list)  # the original's pid -> its IOs in replay order
+    for i, _ in pairs:
+        streams[orig_d[i][4]].append(i)
+    inv_stream = sum(1 for seq in streams.values() for a, b in zip(seq, seq[1:]) if b < a)
     idx = sorted(i for i, _ in pairs)
     ospan = orig_d[idx[-1]][0] - orig_d[idx[0]][0]
     rspan = max(r for _, r in pairs) - min(r for _, r in pairs)
@@ -86,7 +95,7 @@ def compare(orig_d, rep_d):
         'matched': len(pairs), 'p50': pct(a, .5), 'p99': pct(a, .99), 'max': a[-1],
         'early': 100.0 * sum(1 for e in errs if e < 0) / len(errs),
         'drift': 100.0 * (rspan - ospan) / ospan if ospan else float('nan'),
-        'inv': inv,
+        'inv': inv, 'inv_stream': inv_stream, 'streams': len(streams),
     }
 
 
@@ -113,10 +122,13 @@ def main():
     od, oc = events(a.parse, os.path.join(a.dir, a.orig + '.blktrace.gz'))
     oavg, omax = inflight(od, oc)
     span = od[-1][0] - od[0][0]
-    print('original: %d IOs over %.3f s, in flight avg %.2f max %d' % (len(od), span, oavg, omax))
+    nstreams = len(set(e[4] for e in od))
+    print('original: %d IOs over %.3f s in %d streams, in flight avg %.2f max %d' % (
+        len(od), span, nstreams, oavg, omax))
     print()
-    hdr = '%-10s %9s %9s %9s %9s %7s %9s %14s %6s %8s' % (
-        'timed', 'matched', 'err p50', 'err p99', 'err max', 'early', 'drift', 'in flight', 'inv', 'CPU/IO')
+    hdr = '%-11s %11s %9s %9s %9s %7s %9s %14s %6s %6s %8s' % (
+        'timed', 'matched', 'err p50', 'err p99', 'err max', 'early', 'drift', 'in flight', 'inv',
+        'inv/s', 'CPU/IO')
     print(hdr)
     print('-' * len(hdr))
     for n in a.timed:
@@ -131,11 +143,13 @@ def main():
             continue
         avg, mx = inflight(d, c)
         _, cs = cpu(a.dir, n)
-        print('%-10s %9s %9s %9s %9s %6.1f%% %+8.3f%% %6.2f/%-3d(%d) %6d %8s' % (
+        print('%-11s %11s %9s %9s %9s %6.1f%% %+8.3f%% %6.2f/%-3d(%d) %6d %6d %8s%s' % (
             n, '%d/%d' % (r['matched'], len(od)), us(r['p50']), us(r['p99']), us(r['max']),
-            r['early'], r['drift'], avg, mx, omax, r['inv'], us(cs / max(1, len(d)))))
+            r['early'], r['drift'], avg, mx, omax, r['inv'], r['inv_stream'],
+            us(cs / max(1, len(d))), note(a.dir, n)))
     print()
-    hdr = '%-14s %9s %9s %10s %6s' % ('no stall', 'IOs', 'wall', 'IOPS', 'inv')
+    hdr = '%-14s %9s %10s %10s %6s %6s | %14s' % ('no stall', 'IOs', 'dev span', 'dev IOPS',
+                                                  'inv', 'inv/s', 'IOPS uncaptured')
     print(hdr)
     print('-' * len(hdr))
     for n in a.fast:
@@ -144,10 +158,27 @@ def main():
             print('%-14s %s' % (n, open(fail).read().strip()))
             continue
         d, c = events(a.parse, os.path.join(a.dir, n + '.blktrace.gz'))
-        r = compare(od, d) or {'inv': -1}
+        r = compare(od, d) or {'inv': -1, 'inv_stream': -1}
         span_d = (d[-1][0] - d[0][0]) if len(d) > 1 else float('nan')
-        print('%-14s %9d %8.3fs %10.0f %6d' % (n, len(d), span_d, len(d) / span_d if span_d else 0, r['inv']))
+        print('%-14s %9d %9.3fs %10.0f %6d %6d | %14s%s' % (
+            n, len(d), span_d, len(d) / span_d if span_d else 0, r['inv'], r['inv_stream'],
+            uncaptured(a.dir, n, len(od)), note(a.dir, n)))
 
+
+def note(dirn, name):
+    """A tool that crashed after its IOs were captured: say so beside its numbers."""
+    p = os.path.join(dirn, name + '.note')
+    return '  (' + open(p).read().strip() + ')' if os.path.exists(p) else ''
+
+
+def uncaptured(dirn, name, nios):
+    """IOs / best wall time of the uncaptured runs (NAME.runs: one 'seconds' per line)."""
+    try:
+        walls = [float(x) for x in open(os.path.join(dirn, name + '.runs')).read().split()]
+    except (OSError, ValueError):
+        return '-'
+    walls = [w for w in walls if w > 0]
+    return '%.0f (%.3fs)' % (nios / min(walls), min(walls)) if walls else 'failed'
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -82,7 +82,8 @@ timed() { # timed NAME CMD... : run under capture and /usr/bin/time
 }
 
 # uncaptured NAME CMD... : FAST_RUNS runs without a capture, wall seconds into NAME.runs
-# (0 for a run that failed other than by btreplay's abort at exit)
+# ("hung" for a run killed by its timeout, "failed" for one that failed other than by
+# btreplay's abort at exit)
 uncaptured() {
     local n=$1 r; shift
     : >"$W/$n.runs"
@@ -90,8 +91,10 @@ uncaptured() {
         if /usr/bin/time -f "%e" -o "$W/$n.wall" "$@" >/dev/null 2>"$W/$n.uerr" ||
             grep -q 'munmap_chunk(): invalid pointer' "$W/$n.uerr"; then
             tail -1 "$W/$n.wall" >>"$W/$n.runs"
+        elif grep -q 'signal 9' "$W/$n.wall"; then
+            echo hung >>"$W/$n.runs"
         else
-            echo 0 >>"$W/$n.runs"
+            echo failed >>"$W/$n.runs"
         fi
     done
 }
@@ -116,7 +119,7 @@ fi
 fast_ours=("$REPLAY" --no-progress -q "$W/orig.blktrace.gz" -d "$DST" --write --no-stall --max-inflight 32)
 fast_fio=(fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" --ioengine=libaio
     --iodepth=32 --direct=1 --replay_no_stall=1 --minimal)
-fast_bt=(timeout -s KILL $((RUNTIME * 3 + 30)) btreplay -d "$W/rec" -M "$W/map" -W -N "$S")
+fast_bt=(timeout -s KILL 20 btreplay -d "$W/rec" -M "$W/map" -W -N "$S")
 timed ours_fast "${fast_ours[@]}"
 uncaptured ours_fast "${fast_ours[@]}"
 timed fio_fast "${fast_fio[@]}"

@@ -172,13 +172,19 @@ def note(dirn, name):
 
 
 def uncaptured(dirn, name, nios):
-    """IOs / best wall time of the uncaptured runs (NAME.runs: one 'seconds' per line)."""
+    """IOs / best wall time of the uncaptured runs (NAME.runs: one line per run, seconds, or
+    'hung' / 'failed')."""
     try:
-        walls = [float(x) for x in open(os.path.join(dirn, name + '.runs')).read().split()]
-    except (OSError, ValueError):
+        runs = open(os.path.join(dirn, name + '.runs')).read().split()
+    except OSError:
         return '-'
-    walls = [w for w in walls if w > 0]
-    return '%.0f (%.3fs)' % (nios / min(walls), min(walls)) if walls else 'failed'
+    bad = [x for x in runs if x in ('hung', 'failed')]
+    walls = [float(x) for x in runs if x not in bad]
+    if not walls:
+        return 'all %d runs %s' % (len(runs), '/'.join(sorted(set(bad))))
+    tail = ', %d of %d runs %s' % (len(bad), len(runs), '/'.join(sorted(set(bad)))) if bad else ''
+    return '%.0f (%.3fs%s)' % (nios / min(walls), min(walls), tail)
+
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -6,6 +6,7 @@
  * each in its own IDAT chunk, with the Adler-32 of the whole combined from
  * the strips' (adler32_combine). A decoder sees one ordinary zlib stream.
  * Spec: https://www.w3.org/TR/png/ (chunks, filters, zlib wrapper). */
+#include "deflate_runs.h"
 #include "output.h"
 
 #include <errno.h>
@@ -20,8 +21,6 @@
 
 #define PNG_MAX_THREADS 4
 #define STRIPS_PER_THREAD 4
-/* rows are filtered into a buffer of about this size, then deflated */
-#define CHUNK_BYTES (64 * 1024)
 /* a chunk's length field is 31 bits */
 #define PNG_CHUNK_MAX 0x7fffffffu
 
@@ -31,7 +30,7 @@ typedef struct strip {
 	size_t zlen, zcap;
 	uLong adler, rawlen;        /* of the filtered rows */
 	uLong crc;                  /* of "IDAT" and z so far */
-	int zerr;                   /* a zlib code, or Z_MEM_ERROR */
+	bool failed;                /* out of memory */
 } strip;
 
 typedef struct png_job {
@@ -50,10 +49,18 @@ static void be32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
-/* Row y as PNG filtered bytes: filter type, then RGB. Up (the difference
+/* Pixel v's R, G, B as the bytes of a little-endian word (the fourth
+ * byte is junk, overwritten by the next store). */
+static inline uint32_t rgb_word(uint32_t v)
+{
+	return __builtin_bswap32(v) >> 8;
+}
+
+/* Row y as PNG filtered bytes: filter type, then RGB, written a pixel a
+ * word at a time (o has a byte to spare at the end). Up (the difference
  * from the row above) turns the figure's many repeated rows into runs of
- * zeros, which run-length deflate packs into a few bits per 258 bytes; the
- * first row has nothing above it and goes unfiltered. An opaque figure's
+ * zeros, which cost deflate_runs a few bits per 258 bytes; the first row
+ * has nothing above it and goes unfiltered. An opaque figure's
  * premultiplied ARGB is its straight RGB. */
 static void filter_row(const png_job *j, int y, unsigned char *o)
 {
@@ -62,9 +69,8 @@ static void filter_row(const png_job *j, int y, unsigned char *o)
 	if (y == 0) {
 		*o++ = 0;
 		for (int x = 0; x < w; x++, o += 3) {
-			o[0] = (unsigned char)(s[x] >> 16);
-			o[1] = (unsigned char)(s[x] >> 8);
-			o[2] = (unsigned char)s[x];
+			uint32_t v = rgb_word(s[x]);
+			memcpy(o, &v, 4);
 		}
 		return;
 	}
@@ -75,99 +81,64 @@ static void filter_row(const png_job *j, int y, unsigned char *o)
 		return;
 	}
 	for (int x = 0; x < w; x++, o += 3) {
-		o[0] = (unsigned char)((s[x] >> 16) - (p[x] >> 16));
-		o[1] = (unsigned char)((s[x] >> 8) - (p[x] >> 8));
-		o[2] = (unsigned char)(s[x] - p[x]);
+		/* byte-wise a - b (mod 256) in one word: no borrow crosses bytes */
+		uint32_t a = s[x], b = p[x], h = 0x80808080u;
+		uint32_t d = rgb_word(((a | h) - (b & ~h)) ^ ((a ^ ~b) & h));
+		memcpy(o, &d, 4);
 	}
 }
 
-/* Deflate what zs holds with flush, growing the strip's output when full. */
-static int deflate_into(strip *st, z_stream *zs, int flush)
-{
-	for (;;) {
-		if (st->zcap - st->zlen < 64) {
-			size_t cap = st->zcap * 2;
-			unsigned char *z = realloc(st->z, cap);
-			if (!z)
-				return Z_MEM_ERROR;
-			st->z = z;
-			st->zcap = cap;
-		}
-		/* 8 bytes stay free for the Adler-32 that ends the last strip */
-		zs->next_out = st->z + st->zlen;
-		zs->avail_out = (uInt)(st->zcap - st->zlen - 8);
-		int rc = deflate(zs, flush);
-		st->zlen = (size_t)(zs->next_out - st->z);
-		if (rc == Z_STREAM_END)
-			return Z_OK;
-		if (rc != Z_OK && rc != Z_BUF_ERROR)
-			return rc;
-		/* done when the input is used up and, for a flush, deflate left
-		 * room to spare (it stops early only when the output is full) */
-		if (zs->avail_in == 0 && (flush == Z_NO_FLUSH || zs->avail_out > 0) && flush != Z_FINISH)
-			return Z_OK;
-	}
-}
-
-static int encode_strip(const png_job *j, strip *st, bool first, bool last, z_stream *zs,
-			unsigned char *buf, size_t rows_per_chunk)
+static int encode_strip(const png_job *j, strip *st, bool first, bool last, unsigned char **buf,
+			size_t *bufcap)
 {
 	size_t rb = 1 + 3 * (size_t)j->w;
-	st->rawlen = (uLong)((size_t)(st->y1 - st->y0) * rb);
-	st->zcap = deflateBound(zs, st->rawlen) + 64;
-	st->z = malloc(st->zcap);
-	if (!st->z)
-		return Z_MEM_ERROR;
-	st->adler = adler32(0, NULL, 0);
+	size_t len = (size_t)(st->y1 - st->y0) * rb;
+	if (len + 1 > *bufcap) {
+		unsigned char *b = realloc(*buf, len + 1); /* filter_row's spare byte */
+		if (!b)
+			return -1;
+		*buf = b;
+		*bufcap = len + 1;
+	}
+	for (int y = st->y0; y < st->y1; y++)
+		filter_row(j, y, *buf + (size_t)(y - st->y0) * rb);
+	st->rawlen = (uLong)len;
+	/* figures pack to a few percent: start small, deflate_runs grows it */
+	deflate_out o = { .cap = len / 16 + 1024, .spare = 8 };
+	o.p = malloc(o.cap);
+	if (!o.p)
+		return -1;
 	if (first) {
 		/* zlib header: deflate, 32 KiB window, "fastest" (informative),
 		 * no dictionary; 0x7801 is a multiple of 31 as required */
-		st->z[0] = 0x78;
-		st->z[1] = 0x01;
-		st->zlen = 2;
+		o.p[0] = 0x78;
+		o.p[1] = 0x01;
+		o.len = 2;
 	}
-	for (int y = st->y0; y < st->y1;) {
-		int n = st->y1 - y < (int)rows_per_chunk ? st->y1 - y : (int)rows_per_chunk;
-		for (int k = 0; k < n; k++)
-			filter_row(j, y + k, buf + (size_t)k * rb);
-		size_t len = (size_t)n * rb;
-		st->adler = adler32(st->adler, buf, (uInt)len);
-		y += n;
-		zs->next_in = buf;
-		zs->avail_in = (uInt)len;
-		int flush = y < st->y1 ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
-		int rc = deflate_into(st, zs, flush);
-		if (rc != Z_OK)
-			return rc;
-	}
-	st->crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), st->z, (uInt)st->zlen);
-	return Z_OK;
+	uint32_t adler;
+	int rc = deflate_runs(*buf, len, last, &o, &adler);
+	st->adler = adler;
+	st->z = o.p;
+	st->zlen = o.len;
+	st->zcap = o.cap;
+	if (rc)
+		return -1;
+	st->crc = crc32_z(crc32(0, (const Bytef *)"IDAT", 4), st->z, st->zlen);
+	return 0;
 }
 
 static void *png_worker(void *arg)
 {
 	png_job *j = arg;
-	size_t rb = 1 + 3 * (size_t)j->w;
-	size_t rows = CHUNK_BYTES / rb ? CHUNK_BYTES / rb : 1;
-	unsigned char *buf = malloc(rows * rb);
-	z_stream zs = { 0 };
-	/* Z_RLE: matches at distance 1 only, the level does not matter; raw
-	 * deflate (negative window bits) as the strips share one wrapper */
-	int zrc = deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_RLE);
+	unsigned char *buf = NULL;
+	size_t cap = 0;
 	for (;;) {
 		unsigned i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->ns)
 			break;
 		strip *st = &j->s[i];
-		if (!buf || zrc != Z_OK) {
-			st->zerr = buf ? zrc : Z_MEM_ERROR;
-			continue;
-		}
-		st->zerr = encode_strip(j, st, i == 0, i == j->ns - 1, &zs, buf, rows);
-		deflateReset(&zs);
+		st->failed = encode_strip(j, st, i == 0, i == j->ns - 1, &buf, &cap) != 0;
 	}
-	if (zrc == Z_OK)
-		deflateEnd(&zs);
 	free(buf);
 	return NULL;
 }
@@ -259,11 +230,9 @@ int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride
 	uLong adler = 0;
 	for (unsigned i = 0; i < strips; i++) {
 		const strip *st = &j.s[i];
-		if (st->zerr != Z_OK) {
-			rc = st->zerr == Z_MEM_ERROR
-				     ? br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory compressing PNG rows")
-				     : br_error_set(err, BR_ESYS, 0, path, -1, "deflate failed (zlib %d) on PNG rows %d-%d",
-						    st->zerr, st->y0, st->y1 - 1);
+		if (st->failed) {
+			rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory compressing PNG rows %d-%d",
+					  st->y0, st->y1 - 1);
 			goto out;
 		}
 		if (st->zlen + 4 > PNG_CHUNK_MAX) {
@@ -274,7 +243,7 @@ int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride
 		adler = i ? adler32_combine(adler, st->adler, (z_off_t)st->rawlen) : st->adler;
 	}
 	strip *last = &j.s[strips - 1];
-	be32(last->z + last->zlen, (uint32_t)adler); /* deflate_into kept room */
+	be32(last->z + last->zlen, (uint32_t)adler); /* deflate_runs kept room */
 	last->crc = crc32(last->crc, last->z + last->zlen, 4);
 	last->zlen += 4;
 

@@ -3,9 +3,10 @@
  * libpng (size, read/write colours where the IOs are, empty background
  * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
  * input (exit 2 for usage, 1 for data, never a half-written figure).
- * Two pieces are also tested alone, their sources compiled in here (the
- * tool's objects are not a library): the strip-parallel PNG encoder
- * against libpng's decoder, and the font loading with its fallback. */
+ * Some pieces are also tested alone, their sources compiled in here (the
+ * tool's objects are not a library): the deflate encoder against zlib's
+ * inflate, the strip-parallel PNG encoder against libpng's decoder, and
+ * the font loading with its fallback. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <png.h>
@@ -19,7 +20,9 @@
 #include "blkreel/writer.h"
 
 #include "../../plot/plot/fonts.c"
+#include "../../plot/plot/deflate_runs.c"
 #include "../../plot/plot/png_write.c"
+#include <zlib.h>
 #include <dlfcn.h>
 
 #define MS 1000000ull
@@ -687,6 +690,74 @@ Test(plot, blkparse_text_input_gives_the_same_totals)
 			cr_expect_eq(csv_field(a, (int)i, col), csv_field(b, (int)i, col), "line %zu col %d", i, col);
 	free(a);
 	free(b);
+}
+
+/* Parts of a raw deflate stream from deflate_runs, laid end to end,
+ * inflate (zlib) back to the input; the Adler-32s match zlib's. */
+static void check_deflate_parts(const unsigned char *in, size_t n, const size_t *cuts, size_t ncuts)
+{
+	deflate_out o = { .spare = 8 };
+	size_t at = 0;
+	for (size_t c = 0; c <= ncuts; c++) {
+		size_t end = c < ncuts ? cuts[c] : n;
+		uint32_t adler;
+		cr_assert_eq(deflate_runs(in + at, end - at, c == ncuts, &o, &adler), 0);
+		cr_expect_eq(adler, (uint32_t)adler32(adler32(0, NULL, 0), in + at, (uInt)(end - at)),
+			     "adler of part %zu", c);
+		cr_assert_geq(o.cap - o.len, 8, "spare kept");
+		at = end;
+	}
+	unsigned char *back = malloc(n + 1);
+	z_stream zs = { 0 };
+	cr_assert_eq(inflateInit2(&zs, -15), Z_OK);
+	zs.next_in = o.p;
+	zs.avail_in = (uInt)o.len;
+	zs.next_out = back;
+	zs.avail_out = (uInt)n + 1;
+	int rc = inflate(&zs, Z_FINISH);
+	cr_assert_eq(rc, Z_STREAM_END, "inflate: %d %s", rc, zs.msg ? zs.msg : "");
+	cr_assert_eq(zs.total_out, n);
+	cr_assert_eq(zs.avail_in, 0, "bytes after the final block");
+	cr_assert(!memcmp(back, in, n));
+	inflateEnd(&zs);
+	free(back);
+	free(o.p);
+}
+
+Test(plot, deflate_runs_inflates_back)
+{
+	size_t n = 3 << 20, whole = 1 + (size_t)(BLOCK_TOKENS - 1) * MAX_MATCH;
+	unsigned char *in = malloc(whole + 5);
+	uint32_t x = 88172645u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		size_t zone = i >> 16;
+		if (zone % 4 == 0)
+			in[i] = (unsigned char)x;                     /* no runs: many blocks of literals */
+		else if (zone % 4 == 1)
+			in[i] = (i >> 9) & 1 ? 0 : 0xcc;              /* long runs, longer than 258 */
+		else if (zone % 4 == 2)
+			in[i] = "\x00\x72\xb2"[i % 3];                /* a repeated pixel */
+		else
+			in[i] = (x & 7) ? in[i - 1] : (unsigned char)x; /* short runs */
+	}
+	check_deflate_parts(in, 0, NULL, 0);
+	check_deflate_parts(in, 1, NULL, 0);
+	check_deflate_parts(in, 2, NULL, 0);
+	check_deflate_parts(in, 7, NULL, 0);
+	check_deflate_parts(in, n, NULL, 0);
+	const size_t cuts[] = { 0, 1, 65536, 65536, 200000, 1 << 20 };
+	check_deflate_parts(in, n, cuts, sizeof(cuts) / sizeof(cuts[0]));
+	/* one byte value throughout: 258-byte matches only, a part ending
+	 * exactly where a block of BLOCK_TOKENS symbols does */
+	memset(in, 0, whole + 5);
+	check_deflate_parts(in, whole, NULL, 0);
+	const size_t at_block[] = { whole };
+	check_deflate_parts(in, whole + 5, at_block, 1);
+	check_deflate_parts(in, n, NULL, 0);
+	free(in);
 }
 
 /* An opaque ARGB32 test image with what the encoder must get right: flat

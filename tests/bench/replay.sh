@@ -76,6 +76,8 @@ timed() { # timed NAME CMD... : run under capture and /usr/bin/time
     # Debian's btreplay replays, then aborts in its final free(); its IOs were captured all the same
     if grep -q 'munmap_chunk(): invalid pointer' "$W/$n.err" && [[ -s $W/$n.blktrace.gz ]]; then
         echo "aborted at exit: munmap_chunk(): invalid pointer" >"$W/$n.note"
+    elif grep -qE 'signal 9|status 137' "$W/$n.time" "$W/$n.err" 2>/dev/null; then
+        echo "$n: hung; killed by its timeout after $(tail -1 "$W/$n.time" | cut -d' ' -f1) s" >"$W/$n.fail"
     else
         echo "$n: failed: $(tail -2 "$W/$n.err" | tr '\n' ' ')" >"$W/$n.fail"
     fi

@@ -1,6 +1,7 @@
 /* The figure outputs as a table: PNG through our own encoder
  * (png_write.c: text chunks, deflate on every core), SVG and PDF through
  * cairo's vector surfaces. */
+#include "bigbuf.h"
 #include "output.h"
 
 #include <cairo-pdf.h>
@@ -14,7 +15,7 @@ static cairo_surface_t *png_create(const char *tmp, unsigned w, unsigned h, doub
 {
 	(void)tmp;
 	(void)dpi;
-	return cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w, (int)h);
+	return bigbuf_surface((int)w, (int)h);
 }
 
 static int png_finish(cairo_surface_t *s, const char *tmp, const png_text_kv *kv, size_t nkv,

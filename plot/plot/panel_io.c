@@ -5,6 +5,7 @@
  * channels weighted by their counts, so neither hides the other, and its
  * strength grows with the log of the count. */
 #include "axes.h"
+#include "bigbuf.h"
 #include "render.h"
 
 #include <math.h>
@@ -13,6 +14,13 @@
 #include <string.h>
 
 #define MAX_CH 8
+#define LOG_LUT 1024
+
+/* v in [0, 1] to 0..255, rounded half up (lround without the call) */
+static inline uint32_t to_byte(double v)
+{
+	return (uint32_t)(v * 255 + 0.5);
+}
 
 static double row_mb(const density *dn, uint64_t row)
 {
@@ -122,10 +130,11 @@ void panel_io(const rctx *c, rect r, int band)
 	const char *names[MAX_CH];
 	char nb[MAX_CH][40];
 	int nch = io_channels(c, only_trace, cols, names, nb);
-	float *buf = calloc((size_t)pw * ph * nch, sizeof(float));
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pw, ph);
+	size_t bufsize = (size_t)pw * ph * nch * sizeof(float);
+	float *buf = bigbuf_alloc(bufsize);
+	cairo_surface_t *img = bigbuf_surface(pw, ph);
 	if (!buf || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
-		free(buf);
+		bigbuf_free(buf, bufsize);
 		cairo_surface_destroy(img);
 		return;
 	}
@@ -199,28 +208,40 @@ void panel_io(const rctx *c, rect r, int band)
 	unsigned char *px = cairo_image_surface_get_data(img);
 	int stride = cairo_image_surface_get_stride(img);
 	double lmax = log1p(nmax);
+	/* counts are whole numbers: the common small sums take their strength
+	 * from a table filled as they turn up, not a log1p per pixel */
+	double lut[LOG_LUT];
+	for (int i = 0; i < LOG_LUT; i++)
+		lut[i] = -1;
 	for (int y = 0; y < ph; y++) {
 		uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
 		for (int x = 0; x < pw; x++) {
 			const float *p = buf + ((size_t)y * pw + x) * nch;
-			double s = 0, cr = 0, cg = 0, cb = 0;
-			for (int k = 0; k < nch; k++) {
+			double s = 0;
+			for (int k = 0; k < nch; k++)
 				s += p[k];
+			if (s <= 0)
+				continue; /* bigbuf_surface starts transparent */
+			double cr = 0, cg = 0, cb = 0;
+			for (int k = 0; k < nch; k++) {
 				cr += p[k] * cols[k].r;
 				cg += p[k] * cols[k].g;
 				cb += p[k] * cols[k].b;
 			}
-			if (s <= 0) {
-				row[x] = 0;
-				continue;
+			double f = 1;
+			if (lmax > 0 && s < LOG_LUT) {
+				double *e = &lut[(int)s];
+				if (*e < 0)
+					*e = log1p(s) / lmax;
+				f = *e;
+			} else if (lmax > 0) {
+				f = log1p(s) / lmax;
 			}
-			double f = lmax > 0 ? log1p(s) / lmax : 1;
 			double a = 0.6 + 0.4 * f, dk = 1 - 0.35 * f;
 			cr = cr / s * dk * a;
 			cg = cg / s * dk * a;
 			cb = cb / s * dk * a;
-			row[x] = (uint32_t)lround(a * 255) << 24 | (uint32_t)lround(cr * 255) << 16 |
-				 (uint32_t)lround(cg * 255) << 8 | (uint32_t)lround(cb * 255);
+			row[x] = to_byte(a) << 24 | to_byte(cr) << 16 | to_byte(cg) << 8 | to_byte(cb);
 		}
 	}
 	cairo_surface_mark_dirty(img);
@@ -233,7 +254,7 @@ void panel_io(const rctx *c, rect r, int band)
 	cairo_paint(cr);
 	cairo_restore(cr);
 	cairo_surface_destroy(img);
-	free(buf);
+	bigbuf_free(buf, bufsize);
 	if (band >= 0 && d->nbands > 1) {
 		set_font(c, c->font, true);
 		set_rgb(cr, PAL_TEXT);

@@ -4,8 +4,8 @@
  * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
  * input (exit 2 for usage, 1 for data, never a half-written figure).
  * Some pieces are also tested alone, their sources compiled in here (the
- * tool's objects are not a library): the deflate encoder against zlib's
- * inflate, the strip-parallel PNG encoder against libpng's decoder, and
+ * tool's objects are not a library): the image buffers, the deflate
+ * encoder against zlib's inflate, the strip-parallel PNG encoder against libpng's decoder, and
  * the font loading with its fallback. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -20,6 +20,7 @@
 #include "blkreel/writer.h"
 
 #include "../../plot/plot/fonts.c"
+#include "../../plot/plot/bigbuf.c"
 #include "../../plot/plot/deflate_runs.c"
 #include "../../plot/plot/png_write.c"
 #include <zlib.h>
@@ -690,6 +691,41 @@ Test(plot, blkparse_text_input_gives_the_same_totals)
 			cr_expect_eq(csv_field(a, (int)i, col), csv_field(b, (int)i, col), "line %zu col %d", i, col);
 	free(a);
 	free(b);
+}
+
+/* Image buffers, small (malloc) and large (huge-page mapping): zeroed,
+ * writable end to end; a surface over one has cairo's stride and is freed
+ * with it. */
+Test(plot, bigbuf_is_zeroed_and_sized)
+{
+	static const size_t sizes[] = { 0, 1, 4096, (1 << 20) - 1, 1 << 20, (5 << 20) + 12345, 4 << 20 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i];
+		unsigned char *p = bigbuf_alloc(n);
+		cr_assert(p, "bigbuf_alloc(%zu)", n);
+		for (size_t k = 0; k < n; k += 4093)
+			cr_assert_eq(p[k], 0);
+		if (n) {
+			cr_assert_eq(p[n - 1], 0);
+			memset(p, 0xa5, n);
+		}
+		bigbuf_free(p, n);
+	}
+	bigbuf_free(NULL, 1 << 22);
+	cairo_surface_t *s = bigbuf_surface(1100, 1300);
+	cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	cr_expect_eq(cairo_image_surface_get_stride(s), cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, 1100));
+	cr_expect_eq(((uint32_t *)cairo_image_surface_get_data(s))[1100 * 1300 - 1], 0);
+	cairo_t *cr = cairo_create(s);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	cr_expect_eq(((uint32_t *)cairo_image_surface_get_data(s))[1100 * 1300 - 1], 0xffffffffu);
+	cairo_surface_destroy(s);
+	cairo_surface_t *bad = bigbuf_surface(-1, 10);
+	cr_expect_neq(cairo_surface_status(bad), CAIRO_STATUS_SUCCESS);
+	cairo_surface_destroy(bad);
 }
 
 /* Parts of a raw deflate stream from deflate_runs, laid end to end,

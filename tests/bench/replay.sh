@@ -133,6 +133,11 @@ else
     uncaptured btreplay_fast "${fast_bt[@]}"
 fi
 
+# what the target can do at all: fio's own io_uring engine, random 4 KiB reads, 2 jobs at depth 32
+ceiling=$(fio --name=ceiling --filename="$DST" --rw=randread --bs=4k --direct=1 --ioengine=io_uring \
+    --iodepth=32 --numjobs=2 --group_reporting --runtime=2 --time_based --output-format=json 2>/dev/null |
+    python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["jobs"][0]["read"]["iops"])' || echo "?")
+echo "target ceiling: $ceiling IOPS (fio io_uring randread 4 KiB, 2 jobs x depth 32, uncaptured)"
 echo "blkreel-replay's own report (timed): $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["issue_error_ns"]; print("issue error p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f ms; drift %+.4f %%; in flight max %d" % (e["p50"]/1e3, e["p90"]/1e3, e["p99"]/1e3, e["max"]/1e6, d["drift_pct"], d["inflight"]["max"]))' "$W/ours.json" 2>/dev/null || echo n/a)"
 python3 "$HERE/tests/bench/replay_compare.py" --parse "$PARSE" --dir "$W" \
     --orig orig --timed ours ours_closed fio btreplay --fast ours_fast fio_fast btreplay_fast

@@ -1,10 +1,11 @@
 /* The PNG encoder of the figures, written by hand rather than through
  * libpng so the deflating can run on every core: the image is cut into
- * horizontal strips of rows, each strip is deflated on its own as a raw
- * stream that ends on a byte boundary (Z_SYNC_FLUSH; the last one
- * Z_FINISH), and the strips are laid end to end behind one zlib header,
- * each in its own IDAT chunk, with the Adler-32 of the whole combined from
- * the strips' (adler32_combine). A decoder sees one ordinary zlib stream.
+ * horizontal strips of rows, each strip is filtered and deflated on its
+ * own (deflate_runs.c) into a part of a raw deflate stream that ends on a
+ * byte boundary (as Z_SYNC_FLUSH would; the last part with the final
+ * block), and the parts are laid end to end behind one zlib header, each in
+ * its own IDAT chunk, with the Adler-32 of the whole combined from the
+ * strips' (adler32_combine). A decoder sees one ordinary zlib stream.
  * Spec: https://www.w3.org/TR/png/ (chunks, filters, zlib wrapper). */
 #include "deflate_runs.h"
 #include "output.h"

@@ -12,6 +12,11 @@
  *   finish   wait for every IO in flight to complete, stop threads, free.
  *   inversions (optional; call before finish) IOs that reached the kernel
  *            after one planned later.
+ *   poll     (optional) deliver the completions that are already there, from
+ *            the calling timing thread, without blocking; returns how many.
+ *            Lets a timing thread that must wait for completions anyway
+ *            (--closed, the in-flight cap) see them at once instead of
+ *            after the engine's own thread wakes up.
  * All hooks but finish return 0 or a negative br_code with err set. */
 #ifndef REPLAY_ENGINE_H
 #define REPLAY_ENGINE_H
@@ -49,6 +54,8 @@ typedef struct engine_ops {
 	void (*finish)(void *st);
 	/* optional: IOs that started after a later one (threads can race) */
 	uint64_t (*inversions)(void *st);
+	/* optional: completions already there, delivered from the caller */
+	unsigned (*poll)(void *st);
 } engine_ops;
 
 /* Engines in order of preference, NULL-terminated. */

@@ -1,7 +1,9 @@
 /* engine_uring.c — io_uring with registered buffers: the timing thread fills
  * submission entries and submits; a reaper thread waits on the completion
- * queue, so submissions never wait behind completions. Discards on a block
- * device (no io_uring op in liburing 2.3) go to one helper thread. */
+ * queue, so submissions never wait behind completions. A timing thread that
+ * has to wait for completions anyway may also take them off the queue
+ * itself (poll); cq_lock makes the two consumers take turns. Discards on a
+ * block device (no io_uring op in liburing 2.3) go to one helper thread. */
 #include "engine.h"
 
 #include <errno.h>
@@ -19,6 +21,8 @@ typedef struct uring_state {
 	struct io_uring ring;
 	bool ring_up, registered, reaper_up;
 	pthread_t reaper;
+	pthread_mutex_t cq_lock;  /* held while taking entries off the completion queue */
+	bool stop_seen;           /* the reaper's stop marker was taken (under cq_lock) */
 	engine_complete_fn complete;
 	void *ctx;
 	pool helper;
@@ -28,25 +32,55 @@ typedef struct uring_state {
 	unsigned nsync;
 } uring_state;
 
+/* Take every completion entry there is; under cq_lock. */
+static unsigned drain(uring_state *s)
+{
+	unsigned n = 0;
+	struct io_uring_cqe *cqe;
+	while (io_uring_peek_cqe(&s->ring, &cqe) == 0) {
+		replay_io *io = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+		io_uring_cqe_seen(&s->ring, cqe);
+		if (!io) {
+			s->stop_seen = true; /* the stop marker */
+			continue;
+		}
+		s->complete(s->ctx, io, res, now_ns());
+		n++;
+	}
+	return n;
+}
+
 static void *reap(void *arg)
 {
 	uring_state *s = arg;
 	clock_min_slack();
 	for (;;) {
+		/* waits for an entry without taking it: the timing thread may take it first */
 		struct io_uring_cqe *cqe;
 		int rc = io_uring_wait_cqe(&s->ring, &cqe);
 		if (rc == -EINTR)
 			continue;
 		if (rc < 0)
 			break;
-		replay_io *io = io_uring_cqe_get_data(cqe);
-		int res = cqe->res;
-		io_uring_cqe_seen(&s->ring, cqe);
-		if (!io)
-			break; /* the stop marker */
-		s->complete(s->ctx, io, res, now_ns());
+		pthread_mutex_lock(&s->cq_lock);
+		drain(s);
+		bool stop = s->stop_seen;
+		pthread_mutex_unlock(&s->cq_lock);
+		if (stop)
+			break;
 	}
 	return NULL;
+}
+
+static unsigned uring_poll(void *st)
+{
+	uring_state *s = st;
+	if (pthread_mutex_trylock(&s->cq_lock) != 0)
+		return 0; /* the reaper is at it */
+	unsigned n = drain(s);
+	pthread_mutex_unlock(&s->cq_lock);
+	return n;
 }
 
 static int uring_init(void *st, const engine_cfg *cfg, br_error *err)
@@ -55,6 +89,7 @@ static int uring_init(void *st, const engine_cfg *cfg, br_error *err)
 	memset(s, 0, sizeof *s);
 	s->complete = cfg->complete;
 	s->ctx = cfg->ctx;
+	pthread_mutex_init(&s->cq_lock, NULL);
 	unsigned entries = 8;
 	while (entries < cfg->depth + 1)
 		entries *= 2;
@@ -182,8 +217,10 @@ static void uring_finish(void *st)
 			pthread_join(s->reaper, NULL);
 		}
 	}
-	if (s->ring_up)
+	if (s->ring_up) {
 		io_uring_queue_exit(&s->ring);
+		pthread_mutex_destroy(&s->cq_lock);
+	}
 	s->ring_up = s->reaper_up = s->helper_up = false;
 }
 
@@ -196,4 +233,5 @@ const engine_ops engine_uring = {
 	.queue = uring_queue,
 	.commit = uring_commit,
 	.finish = uring_finish,
+	.poll = uring_poll,
 };

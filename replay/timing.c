@@ -59,26 +59,34 @@ static int commit(session *s, batch *b)
 	return s->eng->commit(s->eng_state, &s->err);
 }
 
+/* While waiting for completions: take those already there when the engine
+ * lets us (no wait for its thread to wake up), else give the CPU away now
+ * and then. */
+static void await_completions(session *s, unsigned *spins)
+{
+	if (s->eng->poll && s->eng->poll(s->eng_state))
+		return;
+	if (++*spins >= 2000)
+		sched_yield();
+}
+
 /* Wait until fewer than depth IOs are in flight. */
 static void wait_slot(session *s)
 {
 	unsigned spins = 0;
-	while (atomic_load(&s->inflight) >= s->depth) {
-		if (++spins < 2000)
-			__asm__ __volatile__("" ::: "memory");
-		else
-			sched_yield();
-	}
+	while (atomic_load(&s->inflight) >= s->depth)
+		await_completions(s, &spins);
 }
 
 /* --closed: wait for the completions the original had seen. Returns false
  * when nothing is in flight that could bring them (counted, not waited). */
 static bool wait_deps(session *s, uint64_t deps)
 {
+	unsigned spins = 0;
 	while (atomic_load(&s->completed) < deps) {
 		if (atomic_load(&s->inflight) == 0)
 			return false;
-		sched_yield();
+		await_completions(s, &spins);
 	}
 	return true;
 }

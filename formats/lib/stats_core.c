@@ -77,10 +77,13 @@ static void coarsen(br_stats *s)
 		memset(&s->b[i], 0, sizeof(sbucket));
 	s->nb = n;
 	s->width *= 10;
+	s->hit_hi = 0;
 }
 
 size_t stats_bucket_at(br_stats *s, uint64_t t)
 {
+	if (t >= s->hit_lo && t < s->hit_hi)
+		return s->hit_k;
 	uint64_t rel = t > s->t.origin_ns ? t - s->t.origin_ns : 0;
 	uint64_t idx = rel / s->width;
 	while (idx >= BR_STATS_MAX_BUCKETS) {
@@ -92,6 +95,11 @@ size_t stats_bucket_at(br_stats *s, uint64_t t)
 		for (size_t k = s->nb; k <= idx; k++)
 			s->b[k].inflight_max = s->cur_inflight;
 		s->nb = idx + 1;
+	}
+	if (t >= s->t.origin_ns) {
+		s->hit_lo = s->t.origin_ns + idx * s->width;
+		s->hit_hi = s->hit_lo + s->width;
+		s->hit_k = (size_t)idx;
 	}
 	return (size_t)idx;
 }
@@ -106,9 +114,15 @@ void stats_inflight_advance(br_stats *s, uint64_t t)
 		s->area_total += (double)s->cur_inflight * (double)(t - last);
 		stats_bucket_at(s, t); /* coarsen first so indices below are final */
 		while (last < t) {
-			uint64_t rel = last - s->t.origin_ns;
-			size_t k = rel / s->width;
-			uint64_t bend = s->t.origin_ns + (k + 1) * s->width;
+			size_t k;
+			uint64_t bend;
+			if (last >= s->hit_lo && last < s->hit_hi) {
+				k = s->hit_k;
+				bend = s->hit_hi;
+			} else {
+				k = (last - s->t.origin_ns) / s->width;
+				bend = s->t.origin_ns + (k + 1) * s->width;
+			}
 			uint64_t seg = (t < bend ? t : bend) - last;
 			s->b[k].inflight_area += (double)s->cur_inflight * (double)seg;
 			if (s->b[k].inflight_max < s->cur_inflight)

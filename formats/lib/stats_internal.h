@@ -69,6 +69,10 @@ struct br_stats {
 	bool started, finished;
 	uint64_t width;           /* base bucket width, ns */
 	size_t nb;                /* buckets in use */
+	/* the bucket the last lookup found: events come in time order, so
+	 * nearly every lookup lands in it without a division */
+	uint64_t hit_lo, hit_hi;  /* absolute ns, [lo, hi); hi = 0 when unset */
+	size_t hit_k;
 	sbucket *b;               /* BR_STATS_MAX_BUCKETS */
 	dev_state *devs;
 	size_t ndevs, devcap, lastdev;

@@ -438,22 +438,39 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	br_error e;
 	cr_assert_eq(br_reader_open(&r, paths, 1, NULL, &e), 0, "%s", e.msg);
 	br_event ev;
-	unsigned next = 0, inversions = 0;
+	/* Order is judged per CPU the issue was logged on: each CPU's events are
+	 * in the order they happened, while the capture merges CPUs by clocks
+	 * that a VM may not keep in step to the microsecond, and the timing
+	 * thread can move between CPUs mid-burst. IOs run by io_uring's workers
+	 * still show up out of order within a CPU. */
+	enum { MAX_CPUS = 1024 };
+	static int last_idx[MAX_CPUS];
+	static bool seen[N];
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		last_idx[c] = -1;
+	memset(seen, 0, sizeof seen);
+	unsigned found = 0, inversions = 0, foreign = 0;
 	while (br_reader_next(r, &ev, &e) == 1) {
 		if (br_event_code(&ev) != __BLK_TA_ISSUE || ev.bytes != RF_IO_BYTES)
 			continue;
-		if (next < N && ev.sector * 512 == offs[next]) {
-			next++;
+		int idx = -1;
+		for (unsigned j = 0; j < N && idx < 0; j++)
+			if (offs[j] == ev.sector * 512 && !seen[j])
+				idx = (int)j;
+		if (idx < 0 || ev.cpu >= MAX_CPUS) {
+			foreign++;
 			continue;
 		}
-		inversions++; /* an IO the device saw out of trace order */
-		for (unsigned j = 0; j < N; j++)
-			if (offs[j] == ev.sector * 512 && j > next)
-				next = j + 1;
+		seen[idx] = true;
+		found++;
+		if (idx < last_idx[ev.cpu])
+			inversions++; /* issued after an IO planned later */
+		else
+			last_idx[ev.cpu] = idx;
 	}
 	br_reader_close(r);
 	cr_assert_eq(inversions, 0, "%u IOs issued out of trace order", inversions);
-	cr_assert_eq(next, N, "only %u of %u reads seen in order", next, N);
+	cr_assert_eq(found, N, "only %u of %u reads seen (%u other 4 KiB issues)", found, N, foreign);
 	char want[128];
 	snprintf(want, sizeof want, "at most %u in flight (the request queue of %s)", nr, dev);
 	cr_assert(strstr(out, want), "no '%s' in: %s", want, out);

@@ -135,6 +135,7 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 	/* '+': stop at the first non-option, so COMMAND's own options are its. */
 	while ((c = getopt_long(argc, argv, "+:d:o:D:w:a:b:n:l:j:qhV", longopts, NULL)) != -1) {
 		uint64_t v;
+		int rc;
 		switch (c) {
 		case 'd':
 			if (cli->ndevices == CAP_MAX_DEVICES)
@@ -182,8 +183,8 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 			break;
 		}
 		case 'n':
-			if (br_parse_uint(optarg, 1, 1024, &v))
-				return br_cli_usage(stderr, PROG, "-n: '%s' is not a count from 1 to 1024", optarg);
+			if ((rc = br_cli_count(stderr, PROG, "-n", optarg, 1, 1024, &v)))
+				return rc;
 			cli->buf_count = (unsigned)v;
 			break;
 		case OPT_BACKEND: cli->backend = optarg; break;
@@ -196,8 +197,8 @@ int capture_cli_read(int argc, char **argv, capture_cli *cli)
 			cli->write.level = (int)v;
 			break;
 		case 'j':
-			if (br_parse_uint(optarg, 1, 256, &v))
-				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
+			if ((rc = br_cli_count(stderr, PROG, "--threads", optarg, 1, 256, &v)))
+				return rc;
 			cli->write.threads = (unsigned)v;
 			break;
 		case 'q': cli->quiet = true; cli->progress = false; break;

@@ -102,16 +102,6 @@ static int add_map(replay_opts *o, const char *arg, bool any)
 	return 0;
 }
 
-static int parse_count(const char *arg, const char *name, unsigned lo, unsigned hi, unsigned *out)
-{
-	uint64_t v;
-	if (br_parse_uint(arg, lo, hi, &v))
-		return br_cli_usage(stderr, PROG, "%s: '%s' is not a count from %u to %u", name, arg,
-				    lo, hi);
-	*out = (unsigned)v;
-	return 0;
-}
-
 int cli_read(int argc, char **argv, replay_opts *o)
 {
 	static const struct option longopts[] = {
@@ -183,8 +173,9 @@ int cli_read(int argc, char **argv, replay_opts *o)
 			break;
 		case OPT_NO_STALL: o->no_stall = true; break;
 		case OPT_MAX_INFLIGHT:
-			if ((rc = parse_count(optarg, "--max-inflight", 1, 4096, &o->max_inflight)))
+			if ((rc = br_cli_count(stderr, PROG, "--max-inflight", optarg, 1, 4096, &v)))
 				return rc;
+			o->max_inflight = (unsigned)v;
 			break;
 		case OPT_CLOSED: o->closed = true; break;
 		case OPT_SPIN:
@@ -198,8 +189,9 @@ int cli_read(int argc, char **argv, replay_opts *o)
 			o->engine = optarg;
 			break;
 		case OPT_THREADS:
-			if ((rc = parse_count(optarg, "--threads", 1, 1024, &o->threads)))
+			if ((rc = br_cli_count(stderr, PROG, "--threads", optarg, 1, 1024, &v)))
 				return rc;
+			o->threads = (unsigned)v;
 			break;
 		case OPT_STOP_ON_ERROR: o->stop_on_error = true; break;
 		case 'o': o->output = optarg; break;

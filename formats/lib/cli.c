@@ -2,6 +2,8 @@
 
 #include <stdarg.h>
 
+#include "blkreel/units.h"
+
 int br_cli_usage(FILE *err, const char *tool, const char *fmt, ...)
 {
 	va_list ap;
@@ -18,4 +20,23 @@ int br_cli_bad_option(FILE *err, const char *tool, int getopt_result, const char
 	if (getopt_result == ':')
 		return br_cli_usage(err, tool, "option '%s' needs an argument", option);
 	return br_cli_usage(err, tool, "unknown option '%s'", option);
+}
+
+int br_cli_count(FILE *err, const char *tool, const char *option, const char *arg, uint64_t lo,
+		 uint64_t hi, uint64_t *out)
+{
+	if (br_parse_uint(arg, lo, hi, out))
+		return br_cli_usage(err, tool, "%s: '%s' is not a count from %llu to %llu", option, arg,
+				    (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+int br_cli_window(FILE *err, const char *tool, const char *option, const char *arg, bool *has,
+		  uint64_t *ns)
+{
+	if (br_parse_duration_ns(arg, ns))
+		return br_cli_usage(err, tool, "%s: '%s' is not a time (e.g. 1.5, 250ms, 2s)", option,
+				    arg);
+	*has = true;
+	return 0;
 }

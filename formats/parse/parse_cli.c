@@ -102,6 +102,7 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:ql:j:hV", longopts, NULL)) != -1) {
 		uint64_t v;
+		int rc;
 		switch (c) {
 		case 'i':
 			if (add_input(cli, optarg))
@@ -112,16 +113,14 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		case OPT_INFO: cli->info = true; break;
 		case OPT_TEXT: want_text = true; break;
 		case OPT_FROM:
-			if (br_parse_duration_ns(optarg, &v))
-				return br_cli_usage(stderr, PROG, "--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
-			cli->read.has_from = true;
-			cli->read.from_ns = v;
+			if ((rc = br_cli_window(stderr, PROG, "--from", optarg, &cli->read.has_from,
+						&cli->read.from_ns)))
+				return rc;
 			break;
 		case OPT_TO:
-			if (br_parse_duration_ns(optarg, &v))
-				return br_cli_usage(stderr, PROG, "--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
-			cli->read.has_to = true;
-			cli->read.to_ns = v;
+			if ((rc = br_cli_window(stderr, PROG, "--to", optarg, &cli->read.has_to,
+						&cli->read.to_ns)))
+				return rc;
 			break;
 		case 'q': cli->quiet = true; break;
 		case OPT_SALVAGE: cli->read.salvage = true; break;
@@ -133,8 +132,8 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		}
 		case OPT_FAST: cli->write.level = BR_LEVEL_FAST; break;
 		case 'j': {
-			if (br_parse_uint(optarg, 1, 256, &v))
-				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
+			if ((rc = br_cli_count(stderr, PROG, "--threads", optarg, 1, 256, &v)))
+				return rc;
 			cli->read.threads = cli->write.threads = (unsigned)v;
 			break;
 		}

@@ -132,6 +132,7 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:l:t:qd:j:hV", longopts, NULL)) != -1) {
 		uint64_t v;
+		int rc;
 		switch (c) {
 		case 1:
 		case 't':
@@ -165,16 +166,14 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			break;
 		}
 		case OPT_FROM:
-			if (br_parse_duration_ns(optarg, &v))
-				return br_cli_usage(stderr, PROG, "--from: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
-			cli->read.has_from = true;
-			cli->read.from_ns = v;
+			if ((rc = br_cli_window(stderr, PROG, "--from", optarg, &cli->read.has_from,
+						&cli->read.from_ns)))
+				return rc;
 			break;
 		case OPT_TO:
-			if (br_parse_duration_ns(optarg, &v))
-				return br_cli_usage(stderr, PROG, "--to: '%s' is not a time (e.g. 1.5, 250ms, 2s)", optarg);
-			cli->read.has_to = true;
-			cli->read.to_ns = v;
+			if ((rc = br_cli_window(stderr, PROG, "--to", optarg, &cli->read.has_to,
+						&cli->read.to_ns)))
+				return rc;
 			break;
 		case OPT_SEEK:
 			if (br_parse_uint(optarg, 1, 1ull << 40, &v))
@@ -187,13 +186,13 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 			cli->an.range_bytes = v;
 			break;
 		case OPT_TOP:
-			if (br_parse_uint(optarg, 1, 1000, &v))
-				return br_cli_usage(stderr, PROG, "--top: '%s' is not a count from 1 to 1000", optarg);
+			if ((rc = br_cli_count(stderr, PROG, "--top", optarg, 1, 1000, &v)))
+				return rc;
 			cli->top = (unsigned)v;
 			break;
 		case 'j':
-			if (br_parse_uint(optarg, 1, 256, &v))
-				return br_cli_usage(stderr, PROG, "--threads: '%s' is not a count from 1 to 256", optarg);
+			if ((rc = br_cli_count(stderr, PROG, "--threads", optarg, 1, 256, &v)))
+				return rc;
 			cli->read.threads = (unsigned)v;
 			break;
 		case OPT_NO_PROGRESS: cli->progress = false; break;

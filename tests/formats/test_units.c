@@ -79,6 +79,35 @@ Test(cli, usage_error_shape)
 	free(text);
 }
 
+Test(cli, count_and_window_options)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert(f);
+	uint64_t v = 0, ns = 0;
+	bool has = false;
+	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "4", 1, 256, &v), 0);
+	cr_expect_eq(v, 4);
+	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "0", 1, 256, &v), 2);
+	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "lots", 1, 256, &v), 2);
+	cr_expect_eq(br_cli_window(f, "blkreel-x", "--from", "250ms", &has, &ns), 0);
+	cr_expect(has);
+	cr_expect_eq(ns, 250000000);
+	has = false;
+	cr_expect_eq(br_cli_window(f, "blkreel-x", "--to", "soon", &has, &ns), 2);
+	cr_expect_not(has);
+	fclose(f);
+	cr_expect_str_eq(text,
+			 "blkreel-x: --threads: '0' is not a count from 1 to 256\n"
+			 "Try 'blkreel-x --help' for more information.\n"
+			 "blkreel-x: --threads: 'lots' is not a count from 1 to 256\n"
+			 "Try 'blkreel-x --help' for more information.\n"
+			 "blkreel-x: --to: 'soon' is not a time (e.g. 1.5, 250ms, 2s)\n"
+			 "Try 'blkreel-x --help' for more information.\n");
+	free(text);
+}
+
 Test(cli, every_listed_input_format_is_known)
 {
 	size_t n = 0;

@@ -7,6 +7,8 @@
 #ifndef BLKREEL_CLI_H
 #define BLKREEL_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define BR_CLI_EXIT_USAGE 2
@@ -20,5 +22,16 @@ int br_cli_usage(FILE *err, const char *tool, const char *fmt, ...)
  * unknown option; option is the word the user typed (argv[optind - 1]).
  * Returns BR_CLI_EXIT_USAGE. */
 int br_cli_bad_option(FILE *err, const char *tool, int getopt_result, const char *option);
+
+/* A whole number from lo to hi for option (e.g. "--threads") into *out:
+ * 0, or a usage error "OPTION: 'ARG' is not a count from LO to HI" and
+ * BR_CLI_EXIT_USAGE. */
+int br_cli_count(FILE *err, const char *tool, const char *option, const char *arg, uint64_t lo,
+		 uint64_t hi, uint64_t *out);
+
+/* A time after the trace's start for a window option (--from, --to): sets
+ * *has and *ns, or a usage error "OPTION: 'ARG' is not a time (...)". */
+int br_cli_window(FILE *err, const char *tool, const char *option, const char *arg, bool *has,
+		  uint64_t *ns);
 
 #endif

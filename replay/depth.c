@@ -19,10 +19,8 @@ depth_plan depth_choose(unsigned requested, bool no_stall, uint64_t trace_max,
 	/* --no-stall keeps the trace's own depth, within reason (a trace without
 	 * completions, e.g. an imported one, never brings it down) */
 	uint64_t want = DEPTH_DEFAULT;
-	if (no_stall && trace_has_completions && trace_max && trace_max < DEPTH_DEFAULT)
-		want = trace_max;
-	if (no_stall && trace_has_completions && !trace_max)
-		want = 1;
+	if (no_stall && trace_has_completions && trace_max < DEPTH_DEFAULT)
+		want = trace_max ? trace_max : 1;
 	if (p.queue && want > p.queue) {
 		want = p.queue;
 		p.capped = true;

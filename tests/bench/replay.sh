@@ -69,34 +69,41 @@ JOB
 mkdir -p "$W/bt" "$W/rec"
 "$PARSE" "$W/orig.blktrace.gz" --split "$W/bt/$S" >/dev/null    # per-CPU set, for btrecord
 
+# outcome ERRFILE TIMEFILE: how a failed run ended. Debian's btreplay replays, then aborts in
+# its final free() ("aborted": its IOs happened all the same); "hung": killed by its timeout.
+outcome() {
+    if grep -q 'munmap_chunk(): invalid pointer' "$1"; then echo aborted
+    elif grep -qE 'signal 9|status 137' "$1" "$2" 2>/dev/null; then echo hung
+    else echo failed
+    fi
+}
+
 timed() { # timed NAME CMD... : run under capture and /usr/bin/time
     local n=$1; shift
     /usr/bin/time -f "%e %U %S" -o "$W/$n.time" \
         "$CAP" -q --no-progress -d "$DST" -o "$W/$n" -- "$@" >"$W/$n.out" 2>"$W/$n.err" && return
-    # Debian's btreplay replays, then aborts in its final free(); its IOs were captured all the same
-    if grep -q 'munmap_chunk(): invalid pointer' "$W/$n.err" && [[ -s $W/$n.blktrace.gz ]]; then
-        echo "aborted at exit: munmap_chunk(): invalid pointer" >"$W/$n.note"
-    elif grep -qE 'signal 9|status 137' "$W/$n.time" "$W/$n.err" 2>/dev/null; then
-        echo "$n: hung; killed by its timeout after $(tail -1 "$W/$n.time" | cut -d' ' -f1) s" >"$W/$n.fail"
-    else
-        echo "$n: failed: $(tail -2 "$W/$n.err" | tr '\n' ' ')" >"$W/$n.fail"
-    fi
+    case $(outcome "$W/$n.err" "$W/$n.time") in
+    aborted) if [[ -s $W/$n.blktrace.gz ]]; then
+                 echo "aborted at exit: munmap_chunk(): invalid pointer" >"$W/$n.note"
+             else
+                 echo "$n: aborted, nothing captured" >"$W/$n.fail"
+             fi ;;
+    hung) echo "$n: hung; killed by its timeout after $(tail -1 "$W/$n.time" | cut -d' ' -f1) s" >"$W/$n.fail" ;;
+    *) echo "$n: failed: $(tail -2 "$W/$n.err" | tr '\n' ' ')" >"$W/$n.fail" ;;
+    esac
 }
 
-# uncaptured NAME CMD... : FAST_RUNS runs without a capture, wall seconds into NAME.runs
-# ("hung" for a run killed by its timeout, "failed" for one that failed other than by
-# btreplay's abort at exit)
+# uncaptured NAME CMD... : FAST_RUNS runs without a capture, one line per run into NAME.runs:
+# wall seconds, or "hung" / "failed" (btreplay's abort at exit counts as a finished run)
 uncaptured() {
-    local n=$1 r; shift
+    local n=$1 r o; shift
     : >"$W/$n.runs"
     for ((r = 0; r < ${FAST_RUNS:-3}; r++)); do
         if /usr/bin/time -f "%e" -o "$W/$n.wall" "$@" >/dev/null 2>"$W/$n.uerr" ||
-            grep -q 'munmap_chunk(): invalid pointer' "$W/$n.uerr"; then
+            [[ $(outcome "$W/$n.uerr" "$W/$n.wall") == aborted ]]; then
             tail -1 "$W/$n.wall" >>"$W/$n.runs"
-        elif grep -q 'signal 9' "$W/$n.wall"; then
-            echo hung >>"$W/$n.runs"
         else
-            echo failed >>"$W/$n.runs"
+            outcome "$W/$n.uerr" "$W/$n.wall" >>"$W/$n.runs"
         fi
     done
 }
@@ -124,6 +131,10 @@ fast_fio=(fio --name=replay --read_iolog="$W/orig.bin" --replay_redirect="$DST" 
 fast_bt=(timeout -s KILL 20 btreplay -d "$W/rec" -M "$W/map" -W -N "$S")
 timed ours_fast "${fast_ours[@]}"
 uncaptured ours_fast "${fast_ours[@]}"
+# the replay phase alone, from our own report (the wall time above also reads the trace twice)
+"${fast_ours[@]}" --report "$W/ours_fast.json" >/dev/null 2>&1 &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=sum(d["issued"].values()); print("blkreel-replay own report (no stall): replay phase %.0f IOPS (%d IOs in %.3f s, start to last completion)" % (n / d["wall_s"], n, d["wall_s"]))' "$W/ours_fast.json" >"$W/ours_fast.phase" ||
+    echo "blkreel-replay own report (no stall): n/a" >"$W/ours_fast.phase"
 timed fio_fast "${fast_fio[@]}"
 uncaptured fio_fast "${fast_fio[@]}"
 if [[ -e $W/btreplay.fail ]]; then
@@ -138,6 +149,7 @@ ceiling=$(fio --name=ceiling --filename="$DST" --rw=randread --bs=4k --direct=1 
     --iodepth=32 --numjobs=2 --group_reporting --runtime=2 --time_based --output-format=json 2>/dev/null |
     python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["jobs"][0]["read"]["iops"])' || echo "?")
 echo "target ceiling: $ceiling IOPS (fio io_uring randread 4 KiB, 2 jobs x depth 32, uncaptured)"
+cat "$W/ours_fast.phase"
 echo "blkreel-replay's own report (timed): $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["issue_error_ns"]; print("issue error p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f ms; drift %+.4f %%; in flight max %d" % (e["p50"]/1e3, e["p90"]/1e3, e["p99"]/1e3, e["max"]/1e6, d["drift_pct"], d["inflight"]["max"]))' "$W/ours.json" 2>/dev/null || echo n/a)"
 python3 "$HERE/tests/bench/replay_compare.py" --parse "$PARSE" --dir "$W" \
     --orig orig --timed ours ours_closed fio btreplay --fast ours_fast fio_fast btreplay_fast

@@ -132,11 +132,9 @@ def main():
     print(hdr)
     print('-' * len(hdr))
     for n in a.timed:
-        fail = os.path.join(a.dir, n + '.fail')
-        if os.path.exists(fail):
-            print('%-10s %s' % (n, open(fail).read().strip()))
+        d, c = captured(a, n, 11)
+        if d is None:
             continue
-        d, c = events(a.parse, os.path.join(a.dir, n + '.blktrace.gz'))
         r = compare(od, d)
         if not r:
             print('%-10s no matching IOs captured' % n)
@@ -153,16 +151,23 @@ def main():
     print(hdr)
     print('-' * len(hdr))
     for n in a.fast:
-        fail = os.path.join(a.dir, n + '.fail')
-        if os.path.exists(fail):
-            print('%-14s %s' % (n, open(fail).read().strip()))
+        d, c = captured(a, n, 14)
+        if d is None:
             continue
-        d, c = events(a.parse, os.path.join(a.dir, n + '.blktrace.gz'))
         r = compare(od, d) or {'inv': -1, 'inv_stream': -1}
         span_d = (d[-1][0] - d[0][0]) if len(d) > 1 else float('nan')
         print('%-14s %9d %9.3fs %10.0f %6d %6d | %14s%s' % (
             n, len(d), span_d, len(d) / span_d if span_d else 0, r['inv'], r['inv_stream'],
             uncaptured(a.dir, n, len(od)), note(a.dir, n)))
+
+
+def captured(a, name, width):
+    """The (D, C) events of a replay's capture, or (None, None) after printing why it failed."""
+    fail = os.path.join(a.dir, name + '.fail')
+    if os.path.exists(fail):
+        print('%-*s %s' % (width, name, open(fail).read().strip()))
+        return None, None
+    return events(a.parse, os.path.join(a.dir, name + '.blktrace.gz'))
 
 
 def note(dirn, name):

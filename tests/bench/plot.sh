@@ -29,7 +29,7 @@ if [[ -f $nvme ]]; then
 fi
 # real captures from samples/ (blkreel-capture): ours reads the compressed file, the peers a
 # per-CPU set converted from it (what blktrace would have written)
-declare -A ours
+declare -A ours iow_ok
 for name in ext4-fio-rand-4t btrfs-fio-rand-4t ext4-dbench-8c; do
 	gz=$ROOT/samples/$name.blktrace.gz
 	[[ -f $gz ]] || continue
@@ -86,6 +86,7 @@ for t in "${traces[@]}"; do
 	if [[ -n $IOW ]]; then
 		rm -f "$t.dump"  # iowatcher runs blkparse first; count that, as a user would
 		read -r is ic im <<<"$(measure "$IOW" -t "$t" -o "$t-iowatcher.svg")"
+		[[ $is != failed ]] && iow_ok[$t]=1
 	fi
 	ss=- sc=- sm=-
 	if [[ -n $SW ]]; then
@@ -96,5 +97,24 @@ for t in "${traces[@]}"; do
 	printf '%-17s %9s | %-24s | %-24s | %-24s | %-24s | %-24s\n' "" "speedup" "" "" "" \
 		"$(ratio "$rs" "$is") wall, $(ratio "$rc" "$ic") cpu" "$(ratio "$rs" "$ss") wall, $(ratio "$rc" "$sc") cpu"
 done
+# Small traces finish within GNU time's 10 ms steps: medians over repeated runs from hyperfine
+# (iowatcher reuses the blkparse dump its first run above left, its fastest case).
+if command -v hyperfine >/dev/null; then
+	echo
+	echo "small traces, hyperfine median of ${HYPERFINE_RUNS:-20} runs (per-CPU set, PNG vs iowatcher SVG):"
+	for t in "${traces[@]}"; do
+		[[ $t == synth ]] && continue
+		cmds=("$PLOT -q -t $t -o $t-hf.png")
+		[[ -n ${iow_ok[$t]:-} ]] && cmds+=("$IOW -t $t -o $t-hf.svg")
+		hyperfine -N -w 3 -r "${HYPERFINE_RUNS:-20}" --export-json hf.json "${cmds[@]}" >/dev/null 2>&1 ||
+			{ echo "  $t: hyperfine failed"; continue; }
+		python3 - "$t" hf.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[2]))["results"]
+ms = ["%s %.1f ms" % (x["command"].split()[0].rsplit("/", 1)[-1], x["median"] * 1e3) for x in r]
+print("  %-17s %s" % (sys.argv[1], ", ".join(ms)))
+PY
+	done
+fi
 cat notes.txt
 echo "outputs in $DIR"

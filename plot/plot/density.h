@@ -55,4 +55,31 @@ static inline uint64_t density_col(uint64_t key) { return key >> 44; }
 static inline unsigned density_dev(uint64_t key) { return (unsigned)(key >> 40) & 15; }
 static inline uint64_t density_row(uint64_t key) { return (key & ((1ull << 40) - 1)) - 1; }
 
+/* IOs of event kind (enum br_stats_kind) in a cell, all directions. */
+static inline unsigned density_cell_count(const density_cell *cl, int kind)
+{
+	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
+}
+
+/* Where row starts on the device, in MB. */
+static inline double density_row_mb(const density *d, uint64_t row)
+{
+	return (double)(row << d->row_shift) * 512.0 / 1e6;
+}
+
+/* Whether slot cl holds IOs of kind on device slot only_dev (-1: any) in a
+ * column that overlaps [t0, t1] once shift (ns) is added to its time; *ta
+ * is then the column's start. Panels and the busy region draw and count
+ * the same cells. */
+static inline bool density_cell_shown(const density *d, const density_cell *cl, int kind,
+				      int only_dev, double shift, double t0, double t1, double *ta)
+{
+	if (!cl->key || !density_cell_count(cl, kind))
+		return false;
+	if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
+		return false;
+	*ta = (double)density_col(cl->key) * (double)d->col_ns + shift;
+	return *ta + (double)d->col_ns > t0 && *ta <= t1;
+}
+
 #endif

@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double row_mb(const density *dn, uint64_t row)
-{
-	return (double)(row << dn->row_shift) * 512.0 / 1e6;
-}
-
-static unsigned cell_count(const density_cell *cl, int kind)
-{
-	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
-}
-
 typedef struct rowcount {
 	double mb;
 	double n;
@@ -99,20 +89,17 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, in
 			continue;
 		const density *dn = &d->tr[t].dens;
 		int kind = d->tr[t].tot->io_kind;
-		double h = row_mb(dn, 1);
+		double h = density_row_mb(dn, 1);
 		if (h > rowh)
 			rowh = h;
 		for (size_t i = 0; i < dn->cap; i++) {
 			const density_cell *cl = &dn->cells[i];
-			if (!cl->key || !cell_count(cl, kind))
+			double ta;
+			if (!density_cell_shown(dn, cl, kind, only_dev, (double)d->shift, (double)d->t0,
+						(double)d->t1, &ta))
 				continue;
-			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
-				continue;
-			double tc = (double)density_col(cl->key) * (double)dn->col_ns + (double)d->shift;
-			if (tc + (double)dn->col_ns <= (double)d->t0 || tc > (double)d->t1)
-				continue;
-			rc[m].mb = row_mb(dn, density_row(cl->key));
-			rc[m].n = cell_count(cl, kind);
+			rc[m].mb = density_row_mb(dn, density_row(cl->key));
+			rc[m].n = density_cell_count(cl, kind);
 			sum += rc[m].n;
 			m++;
 		}

@@ -22,16 +22,6 @@ static inline uint32_t to_byte(double v)
 	return (uint32_t)(v * 255 + 0.5);
 }
 
-static double row_mb(const density *dn, uint64_t row)
-{
-	return (double)(row << dn->row_shift) * 512.0 / 1e6;
-}
-
-static unsigned cell_count(const density_cell *cl, int kind)
-{
-	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
-}
-
 static void io_time_range(const rctx *c, double *t0, double *t1)
 {
 	*t0 = c->t0;
@@ -49,7 +39,7 @@ static void process_channels(const plot_trace *t, int kind, uint8_t map[256])
 	const density *dn = &t->dens;
 	for (size_t i = 0; i < dn->cap; i++)
 		if (dn->cells[i].key)
-			cnt[dn->cells[i].pid] += cell_count(&dn->cells[i], kind);
+			cnt[dn->cells[i].pid] += density_cell_count(&dn->cells[i], kind);
 	memset(map, MAX_CH - 1, 256);
 	for (int ch = 0; ch < MAX_CH - 1; ch++) {
 		int best = -1;
@@ -153,16 +143,12 @@ void panel_io(const rctx *c, rect r, int band)
 			process_channels(&d->tr[t], kind, pmap);
 		for (size_t i = 0; i < dn->cap; i++) {
 			const density_cell *cl = &dn->cells[i];
-			if (!cl->key || !cell_count(cl, kind))
+			double ta;
+			if (!density_cell_shown(dn, cl, kind, only_dev, (double)d->shift, t0, t1, &ta))
 				continue;
-			if (only_dev >= 0 && density_dev(cl->key) != (unsigned)only_dev)
-				continue;
-			double ta = (double)density_col(cl->key) * (double)dn->col_ns + (double)d->shift;
 			double tb = ta + (double)dn->col_ns;
-			if (tb <= t0 || ta > t1)
-				continue;
 			uint64_t row = density_row(cl->key);
-			double ma = row_mb(dn, row), mb = row_mb(dn, row + 1);
+			double ma = density_row_mb(dn, row), mb = density_row_mb(dn, row + 1);
 			if (mb <= lo || ma >= hi)
 				continue;
 			int x0 = (int)floor((ta - t0) / (t1 - t0) * pw);
@@ -182,9 +168,9 @@ void panel_io(const rctx *c, rect r, int band)
 			if (y1 > ph) y1 = ph;
 			float add[MAX_CH] = { 0 };
 			if (c->o->by_process)
-				add[pmap[cl->pid]] = (float)cell_count(cl, kind);
+				add[pmap[cl->pid]] = (float)density_cell_count(cl, kind);
 			else if (d->n > 1 && only_trace < 0)
-				add[t] = (float)cell_count(cl, kind);
+				add[t] = (float)density_cell_count(cl, kind);
 			else
 				for (int k = 0; k < 3; k++)
 					add[k] = cl->n[kind][k];

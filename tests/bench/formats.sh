@@ -22,24 +22,13 @@ build/bench/make_trace samples/ext4-loop 1000000 "$work/small.bin"
 raw_bytes=$(stat -c %s "$work/big.bin")
 P=bin/blkreel-parse
 
-# best of N runs of CMD...: prints "seconds peak_rss_kib" (GNU time)
-best() {
-	local n=$1; shift
-	local bt=999999 bm=0 t m
-	for _ in $(seq "$n"); do
-		/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
-		read -r t m < "$work/time"
-		if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then bt=$t; bm=$m; fi
-	done
-	echo "$bt $bm"
-}
-rate() { awk -v n="$1" -v t="$2" 'BEGIN{ if (t <= 0) t = 0.01; printf "%.2f", n / t / 1e6 }'; }
+. tests/bench/lib/measure.sh
 
 echo
 echo "== writing the compressed file ($events events, $(( raw_bytes / 1048576 )) MiB raw)"
-read -r t_gz m_gz < <(best 2 sh -c "gzip -6 -c '$work/big.bin' > '$work/gzip6.gz'")
-read -r t_br m_br < <(best 2 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
-read -r t_fast m_fast < <(best 2 $P --no-progress --fast "$work/big.bin" -o "$work/fast.blktrace.gz")
+read -r t_gz m_gz _ < <(best 2 sh -c "gzip -6 -c '$work/big.bin' > '$work/gzip6.gz'")
+read -r t_br m_br _ < <(best 2 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
+read -r t_fast m_fast _ < <(best 2 $P --no-progress --fast "$work/big.bin" -o "$work/fast.blktrace.gz")
 s_gz=$(stat -c %s "$work/gzip6.gz"); s_br=$(stat -c %s "$work/big.blktrace.gz"); s_fast=$(stat -c %s "$work/fast.blktrace.gz")
 printf '%-38s %10s %14s %12s %10s\n' "command" "seconds" "M events/s" "bytes/event" "vs gzip -6"
 printf '%-38s %10s %14s %12s %10s\n' "gzip -6" "$t_gz" "$(rate "$events" "$t_gz")" "$(awk -v s="$s_gz" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "1.00x size"
@@ -49,9 +38,9 @@ echo "write speed vs gzip -6: $(awk -v a="$t_gz" -v b="$t_br" 'BEGIN{printf "%.2
 
 echo
 echo "== decoding the compressed file"
-read -r t_zcat m_zcat < <(best 3 sh -c "zcat '$work/big.blktrace.gz' > /dev/null")
-read -r t_dec m_dec < <(best 3 $P --no-progress "$work/big.blktrace.gz" -o /dev/null)
-read -r t_dec1 m_dec1 < <(best 3 $P --no-progress -j1 "$work/big.blktrace.gz" -o /dev/null)
+read -r t_zcat m_zcat _ < <(best 3 sh -c "zcat '$work/big.blktrace.gz' > /dev/null")
+read -r t_dec m_dec _ < <(best 3 $P --no-progress "$work/big.blktrace.gz" -o /dev/null)
+read -r t_dec1 m_dec1 _ < <(best 3 $P --no-progress -j1 "$work/big.blktrace.gz" -o /dev/null)
 printf '%-44s %10s %14s %12s\n' "command" "seconds" "M events/s" "peak RSS"
 printf '%-44s %10s %14s %12s\n' "zcat X.blktrace.gz > /dev/null" "$t_zcat" "$(rate "$events" "$t_zcat")" "${m_zcat} KiB"
 printf '%-44s %10s %14s %12s\n' "blkreel-parse X.blktrace.gz -o /dev/null" "$t_dec" "$(rate "$events" "$t_dec")" "${m_dec} KiB"
@@ -59,9 +48,9 @@ printf '%-44s %10s %14s %12s\n' "blkreel-parse -j1 X.blktrace.gz -o /dev/null" "
 
 echo
 echo "== text output (blkparse's default format)"
-read -r t_bp m_bp < <(best 1 blkparse -q -i - -o /dev/null < "$work/big.bin")
-read -r t_txt m_txt < <(best 3 sh -c "$P --no-progress -q '$work/big.bin' > /dev/null")
-read -r t_txtz m_txtz < <(best 3 sh -c "$P --no-progress -q '$work/big.blktrace.gz' > /dev/null")
+read -r t_bp m_bp _ < <(best 1 blkparse -q -i - -o /dev/null < "$work/big.bin")
+read -r t_txt m_txt _ < <(best 3 sh -c "$P --no-progress -q '$work/big.bin' > /dev/null")
+read -r t_txtz m_txtz _ < <(best 3 sh -c "$P --no-progress -q '$work/big.blktrace.gz' > /dev/null")
 printf '%-44s %10s %14s %12s\n' "command" "seconds" "M events/s" "peak RSS"
 printf '%-44s %10s %14s %12s\n' "blkparse -q -i - < X.bin" "$t_bp" "$(rate "$events" "$t_bp")" "${m_bp} KiB"
 printf '%-44s %10s %14s %12s\n' "blkreel-parse -q X.bin" "$t_txt" "$(rate "$events" "$t_txt")" "${m_txt} KiB"
@@ -70,8 +59,8 @@ echo "text speed vs blkparse: $(awk -v a="$t_bp" -v b="$t_txt" 'BEGIN{printf "%.
 
 echo
 echo "== memory is flat in trace length (blkreel-parse --info)"
-read -r t1 m1 < <(best 1 $P --no-progress --info "$work/small.bin")
-read -r t2 m2 < <(best 1 $P --no-progress --info "$work/big.bin")
+read -r t1 m1 _ < <(best 1 $P --no-progress --info "$work/small.bin")
+read -r t2 m2 _ < <(best 1 $P --no-progress --info "$work/big.bin")
 printf '%-20s %12s\n' "events" "peak RSS"
 printf '%-20s %12s\n' "1000000" "${m1} KiB"
 printf '%-20s %12s\n' "$events" "${m2} KiB"

@@ -35,31 +35,20 @@ awk -v n="$lines" 'BEGIN{for(i=0;i<n;i++) printf "%.0f %d syslogd %d 8 %s 6 0 4a
 awk -v n="$lines" 'BEGIN{print "fio version 3 iolog"; print "0 /dev/sdb add"; print "0 /dev/sdb open"; for(i=0;i<n;i++) printf "%d /dev/sdb %s %.0f 4096\n", i, (i%2?"write":"read"), i*4096}' > "$work/x.iolog"
 awk -v n="$lines" 'BEGIN{for(i=0;i<n;i++) printf "259,0    3 %8d %5d.%09d  1867  Q   W %d + 8 [dmcrypt_write/2]\n", i+1, i/1000000, (i%1000000)*1000, i*8}' > "$work/x.blkparse"
 
-# best of 3: "wall_seconds cpu_seconds"
-best() {
-	local bw=999999 bc=999999 w u s
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
-		read -r w u s < "$work/time"
-		local c; c=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
-		if awk -v a="$c" -v b="$bc" 'BEGIN{exit !(a<b)}'; then bc=$c; bw=$w; fi
-	done
-	echo "$bw $bc"
-}
-rate() { awk -v n="$1" -v t="$2" 'BEGIN{ if (t <= 0) t = 0.01; printf "%.2f", n / t / 1e6 }'; }
+. tests/bench/lib/measure.sh
 
 printf '\n%-34s %10s %10s %9s %16s %16s\n' "input" "lines" "wall s" "cpu s" "M lines/s (wall)" "M lines/s (cpu)"
 for f in x.blkparse x.load x.disksim x.csv x.fiu x.iolog; do
-	read -r w c < <(best $P --no-progress "$work/$f" -o /dev/null)
+	read -r w _ c < <(best_cpu 3 $P --no-progress "$work/$f" -o /dev/null)
 	printf '%-34s %10s %10s %9s %16s %16s\n' "$f (synthetic)" "$lines" "$w" "$c" "$(rate "$lines" "$w")" "$(rate "$lines" "$c")"
 done
 real=../shared/realtraces/schoebel_blkreplay/linux-webserver-2.load.gz
 if [ -f "$real" ]; then
 	n=$(zcat "$real" | wc -l)
-	read -r w c < <(best $P --no-progress "$real" -o /dev/null)
+	read -r w _ c < <(best_cpu 3 $P --no-progress "$real" -o /dev/null)
 	printf '%-34s %10s %10s %9s %16s %16s\n' "linux-webserver-2.load.gz (gzip)" "$n" "$w" "$c" "$(rate "$n" "$w")" "$(rate "$n" "$c")"
 	zcat "$real" > "$work/web.load"
-	read -r w c < <(best $P --no-progress "$work/web.load" -o /dev/null)
+	read -r w _ c < <(best_cpu 3 $P --no-progress "$work/web.load" -o /dev/null)
 	printf '%-34s %10s %10s %9s %16s %16s\n' "linux-webserver-2.load (plain)" "$n" "$w" "$c" "$(rate "$n" "$w")" "$(rate "$n" "$c")"
 else
 	echo "(../shared/realtraces absent: no real-trace row)"

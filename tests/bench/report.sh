@@ -22,21 +22,7 @@ build/bench/make_trace samples/ext4-loop 1000000 "$work/small.bin"
 bin/blkreel-parse --no-progress "$work/big.bin" -o "$work/big.blktrace.gz"
 R=bin/blkreel-report
 
-# best of N runs of CMD...: prints "seconds peak_rss_kib cpu_seconds"
-# (wall time of the fastest run, its peak RSS and its user+system time)
-best() {
-	local n=$1; shift
-	local bt=999999 bm=0 bc=0 t m u s
-	for _ in $(seq "$n"); do
-		/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
-		read -r t m u s < "$work/time"
-		if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then
-			bt=$t; bm=$m; bc=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')
-		fi
-	done
-	echo "$bt $bm $bc"
-}
-rate() { awk -v n="$1" -v t="$2" 'BEGIN{ if (t <= 0) t = 0.01; printf "%.2f", n / t / 1e6 }'; }
+. tests/bench/lib/measure.sh
 
 echo
 echo "== btt vs blkreel-report on $events events ($(( $(stat -c %s "$work/big.bin") / 1048576 )) MiB raw)"

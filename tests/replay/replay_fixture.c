@@ -137,6 +137,32 @@ int rf_replay(char **out, char **err, const char *fmt, ...)
 	return rc;
 }
 
+const char *rf_captured_replay(const char *dev, char **out, const char *fmt, ...)
+{
+	if (access(tu_bin("blkreel-capture"), X_OK) != 0)
+		cr_skip_test("bin/blkreel-capture not built yet");
+	char capture[1024], replay[1024]; /* tu_bin returns a static buffer */
+	snprintf(capture, sizeof capture, "%s", tu_bin("blkreel-capture"));
+	snprintf(replay, sizeof replay, "%s", tu_bin("blkreel-replay"));
+	char *args = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&args, fmt, ap);
+	va_end(ap);
+	cr_assert_geq(n, 0);
+	int lock = tu_tracer_lock();
+	char *err = NULL;
+	int rc = tu_runf(out, NULL, &err, "cd '%s' && '%s' -q -d %s -o cap -- '%s' --no-progress %s",
+			 rf.dir, capture, dev, replay, args);
+	tu_tracer_unlock(lock);
+	free(args);
+	if (rc != 0 && err && (strstr(err, "backend") || strstr(err, "tracefs")))
+		cr_skip_test("no capture backend here: %s", err);
+	cr_assert_eq(rc, 0, "capture of the replay: %s", err);
+	free(err);
+	return rf_path("cap.blktrace.gz");
+}
+
 double rf_json(const char *report, const char *path)
 {
 	char *out = NULL, *err = NULL, py[256];

@@ -46,6 +46,13 @@ const char *rf_path(const char *name);
 /* Run blkreel-replay with args; stdout and stderr into *out and *err (may be NULL). */
 int rf_replay(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Run blkreel-replay with args under blkreel-capture of dev (holding the
+ * machine-wide tracer lock); stdout into *out (may be NULL). Skips the test
+ * when the capture tool is not built or the kernel offers no backend; fails
+ * it when either tool fails. Returns the capture's path. */
+const char *rf_captured_replay(const char *dev, char **out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A number from the JSON report at a Python-style path, e.g. "['issued']['read']".
  * Fails the test when the report does not parse. */
 double rf_json(const char *report, const char *path);

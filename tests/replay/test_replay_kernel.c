@@ -349,24 +349,8 @@ Test(replay_kernel, empty_and_completion_only_traces)
 Test(replay_kernel, capture_matches_trace)
 {
 	const char *dev = rf_loop(0, 64);
-	if (access(tu_bin("blkreel-capture"), X_OK) != 0)
-		cr_skip_test("bin/blkreel-capture not built yet");
 	const char *trace = rf_trace("t.blktrace");
-	char capture[1024], replay[1024]; /* tu_bin returns a static buffer */
-	snprintf(capture, sizeof capture, "%s", tu_bin("blkreel-capture"));
-	snprintf(replay, sizeof replay, "%s", tu_bin("blkreel-replay"));
-	int lock = tu_tracer_lock();
-	char *out = NULL, *err = NULL;
-	int rc = tu_runf(&out, NULL, &err, "cd '%s' && '%s' -q -d %s -o cap -- '%s' --no-progress -q '%s' -d %s --write",
-			 rf.dir, capture, dev, replay, trace, dev);
-	tu_tracer_unlock(lock);
-	if (rc != 0 && err && (strstr(err, "backend") || strstr(err, "tracefs")))
-		cr_skip_test("no capture backend here: %s", err);
-	cr_assert_eq(rc, 0, "capture: %s", err);
-	free(out);
-	free(err);
-
-	const char *cap = rf_path("cap.blktrace.gz");
+	const char *cap = rf_captured_replay(dev, NULL, "-q '%s' -d %s --write", trace, dev);
 	br_reader *r;
 	br_error e;
 	const char *paths[1] = { cap };
@@ -405,16 +389,11 @@ Test(replay_kernel, capture_matches_trace)
 Test(replay_kernel, order_kept_when_the_queue_is_full)
 {
 	const char *dev = rf_loop(0, 64);
-	if (access(tu_bin("blkreel-capture"), X_OK) != 0)
-		cr_skip_test("bin/blkreel-capture not built yet");
 	enum { N = 3000 };
 	static uint64_t offs[N];
 	for (unsigned i = 0; i < N; i++)
 		offs[i] = (uint64_t)((i * 7919u) % 16384u) * RF_IO_BYTES; /* scattered, all distinct */
 	const char *trace = rf_trace_offsets("many.blktrace", offs, N, false);
-	char capture[1024], replay[1024];
-	snprintf(capture, sizeof capture, "%s", tu_bin("blkreel-capture"));
-	snprintf(replay, sizeof replay, "%s", tu_bin("blkreel-replay"));
 	char nr_path[256];
 	snprintf(nr_path, sizeof nr_path, "/sys/block/%s/queue/nr_requests", dev + 5);
 	FILE *f = fopen(nr_path, "r");
@@ -422,18 +401,8 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	unsigned nr = 0;
 	cr_assert_eq(fscanf(f, "%u", &nr), 1);
 	fclose(f);
-
-	int lock = tu_tracer_lock();
 	char *out = NULL, *err = NULL;
-	int rc = tu_runf(&out, NULL, &err,
-			 "cd '%s' && '%s' -q -d %s -o cap -- '%s' --no-progress '%s' -d %s --speed 1000",
-			 rf.dir, capture, dev, replay, trace, dev);
-	tu_tracer_unlock(lock);
-	if (rc != 0 && err && (strstr(err, "backend") || strstr(err, "tracefs")))
-		cr_skip_test("no capture backend here: %s", err);
-	cr_assert_eq(rc, 0, "capture: %s", err);
-
-	const char *paths[1] = { rf_path("cap.blktrace.gz") };
+	const char *paths[1] = { rf_captured_replay(dev, &out, "'%s' -d %s --speed 1000", trace, dev) };
 	br_reader *r;
 	br_error e;
 	cr_assert_eq(br_reader_open(&r, paths, 1, NULL, &e), 0, "%s", e.msg);
@@ -479,7 +448,7 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	err = NULL;
 
 	/* asking for more than the queue holds is allowed, with a warning */
-	rc = rf_replay(NULL, &err, "'%s' -d %s -q --no-stall --max-inflight %u", trace, dev, nr + 1);
+	int rc = rf_replay(NULL, &err, "'%s' -d %s -q --no-stall --max-inflight %u", trace, dev, nr + 1);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert(strstr(err, "which can reorder them"), "%s", err);
 	free(err);

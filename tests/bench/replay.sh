@@ -94,16 +94,21 @@ timed() { # timed NAME CMD... : run under capture and /usr/bin/time
 }
 
 # uncaptured NAME CMD... : FAST_RUNS runs without a capture, one line per run into NAME.runs:
-# wall seconds, or "hung" / "failed" (btreplay's abort at exit counts as a finished run)
+# wall seconds (to the microsecond: GNU time's 10 ms steps are a twentieth of such a run), or
+# "hung" / "failed" (btreplay's abort at exit counts as a finished run)
 uncaptured() {
-    local n=$1 r o; shift
+    local n=$1 r t0 t1 rc; shift
     : >"$W/$n.runs"
     for ((r = 0; r < ${FAST_RUNS:-3}; r++)); do
-        if /usr/bin/time -f "%e" -o "$W/$n.wall" "$@" >/dev/null 2>"$W/$n.uerr" ||
-            [[ $(outcome "$W/$n.uerr" "$W/$n.wall") == aborted ]]; then
-            tail -1 "$W/$n.wall" >>"$W/$n.runs"
+        t0=$EPOCHREALTIME
+        "$@" >/dev/null 2>"$W/$n.uerr" && rc=0 || rc=$?
+        t1=$EPOCHREALTIME
+        if [[ $rc == 0 || $(outcome "$W/$n.uerr" /dev/null) == aborted ]]; then
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$W/$n.runs"
+        elif [[ $rc == 137 ]]; then
+            echo hung >>"$W/$n.runs"
         else
-            outcome "$W/$n.uerr" "$W/$n.wall" >>"$W/$n.runs"
+            echo failed >>"$W/$n.runs"
         fi
     done
 }

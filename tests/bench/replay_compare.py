@@ -188,7 +188,7 @@ def uncaptured(dirn, name, nios):
     if not walls:
         return 'all %d runs %s' % (len(runs), '/'.join(sorted(set(bad))))
     tail = ', %d of %d runs %s' % (len(bad), len(runs), '/'.join(sorted(set(bad)))) if bad else ''
-    return '%.0f (%.3fs%s)' % (nios / min(walls), min(walls), tail)
+    return '%.0f (%.4fs%s)' % (nios / min(walls), min(walls), tail)
 
 
 if __name__ == '__main__':

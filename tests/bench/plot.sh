@@ -29,7 +29,7 @@ if [[ -f $nvme ]]; then
 fi
 # real captures from samples/ (blkreel-capture): ours reads the compressed file, the peers a
 # per-CPU set converted from it (what blktrace would have written)
-declare -A ours iow_ok
+declare -A ours iow_ok sw_wall
 for name in ext4-fio-rand-4t btrfs-fio-rand-4t ext4-dbench-8c; do
 	gz=$ROOT/samples/$name.blktrace.gz
 	[[ -f $gz ]] || continue
@@ -91,6 +91,7 @@ for t in "${traces[@]}"; do
 	ss=- sc=- sm=-
 	if [[ -n $SW ]]; then
 		read -r ss sc sm <<<"$(measure /usr/bin/python3 "$SW" -t "$t" -o "$t-seekwatcher.png")"
+		[[ $ss != failed ]] && sw_wall[$t]=$ss
 	fi
 	printf '%-17s %9s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s | %6s / %6s / %6s\n' \
 		"$t" "$nev" "$ps" "$pc" "$pm" "$rs" "$rc" "$rm" "$vs" "$vc" "$vm" "$is" "$ic" "$im" "$ss" "$sc" "$sm"
@@ -102,16 +103,21 @@ done
 if command -v hyperfine >/dev/null; then
 	echo
 	echo "small traces, hyperfine median of ${HYPERFINE_RUNS:-20} runs (per-CPU set, PNG vs iowatcher SVG):"
+	# the floor: starting the tool at all (dynamic linking of cairo and its libraries)
+	hyperfine -N -w 3 -r "${HYPERFINE_RUNS:-20}" --export-json hf.json "$PLOT --help" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; print("  %-17s blkreel-plot %.1f ms" % ("--help alone", json.load(open(sys.argv[1]))["results"][0]["median"] * 1e3))' hf.json
 	for t in "${traces[@]}"; do
 		[[ $t == synth ]] && continue
 		cmds=("$PLOT -q -t $t -o $t-hf.png")
 		[[ -n ${iow_ok[$t]:-} ]] && cmds+=("$IOW -t $t -o $t-hf.svg")
 		hyperfine -N -w 3 -r "${HYPERFINE_RUNS:-20}" --export-json hf.json "${cmds[@]}" >/dev/null 2>&1 ||
 			{ echo "  $t: hyperfine failed"; continue; }
-		python3 - "$t" hf.json <<'PY'
+		python3 - "$t" hf.json "${sw_wall[$t]:-}" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))["results"]
 ms = ["%s %.1f ms" % (x["command"].split()[0].rsplit("/", 1)[-1], x["median"] * 1e3) for x in r]
+if sys.argv[3]:  # seekwatcher's one GNU-time run above, against our median
+    ms.append("seekwatcher %.2f s = %.0fx ours" % (float(sys.argv[3]), float(sys.argv[3]) / r[0]["median"]))
 print("  %-17s %s" % (sys.argv[1], ", ".join(ms)))
 PY
 	done

@@ -111,10 +111,19 @@ static int replay(run_ctx *c, br_error *err)
 		atomic_store(&s->abort, true);
 	atomic_store(&s->ring.done, true);
 	if (started) {
-		while (pthread_tryjoin_np(timing, NULL) != 0) {
+		/* redraw the progress line every 50 ms, but go on the moment the
+		 * timing thread ends */
+		for (;;) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 50000000;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			if (pthread_timedjoin_np(timing, NULL, &until) == 0)
+				break;
 			br_progress_draw(&c->progress, atomic_load(&s->issued), NULL, false);
-			struct timespec ts = { 0, 50000000 };
-			nanosleep(&ts, NULL);
 		}
 	}
 	br_progress_done(&c->progress);

@@ -268,7 +268,3 @@ const br_analysis_result *br_analysis_get(const br_analysis *a)
 	return &a->res;
 }
 
-const br_stats *br_analysis_stats(const br_analysis *a)
-{
-	return a->stats;
-}

@@ -167,11 +167,6 @@ static int csv_write(void *state, const br_event *ev, const uint8_t *raw, size_t
 	return 0;
 }
 
-static int csv_flush(void *state, br_error *err)
-{
-	csv_writer *w = state;
-	return br_fdout_flush(&w->out, err);
-}
 
 static int csv_close(void *state, br_error *err)
 {
@@ -196,6 +191,5 @@ const br_writer_ops br_csv_writer_ops = {
 	.state_size = sizeof(csv_writer),
 	.open = csv_open,
 	.write = csv_write,
-	.flush = csv_flush,
 	.close = csv_close,
 };

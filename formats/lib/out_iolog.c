@@ -102,11 +102,6 @@ static int iolog_write(void *state, const br_event *ev, const uint8_t *raw, size
 			(unsigned long long)ev->sector * 512, ev->bytes);
 }
 
-static int iolog_flush(void *state, br_error *err)
-{
-	iolog_writer *w = state;
-	return br_fdout_flush(&w->out, err);
-}
 
 static int iolog_close(void *state, br_error *err)
 {
@@ -127,6 +122,5 @@ const br_writer_ops br_iolog_writer_ops = {
 	.state_size = sizeof(iolog_writer),
 	.open = iolog_open,
 	.write = iolog_write,
-	.flush = iolog_flush,
 	.close = iolog_close,
 };

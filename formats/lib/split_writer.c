@@ -73,17 +73,6 @@ static int split_write(void *state, const br_event *ev, const uint8_t *raw, size
 	return br_fdout_write(&w->files[ev->cpu], raw, raw_len, err);
 }
 
-static int split_flush(void *state, br_error *err)
-{
-	split_writer *w = state;
-	for (unsigned i = 0; i < w->ncpus; i++)
-		if (w->files[i].buf) {
-			int rc = br_fdout_flush(&w->files[i], err);
-			if (rc)
-				return rc;
-		}
-	return 0;
-}
 
 static int split_close(void *state, br_error *err)
 {
@@ -123,7 +112,6 @@ const br_writer_ops br_split_writer_ops = {
 	.state_size = sizeof(split_writer),
 	.open = split_open,
 	.write = split_write,
-	.flush = split_flush,
 	.close = split_close,
 	.remove = split_remove,
 };

@@ -21,11 +21,6 @@ static int stream_write(void *state, const br_event *ev, const uint8_t *raw, siz
 	return br_fdout_write(&w->out, raw, raw_len, err);
 }
 
-static int stream_flush(void *state, br_error *err)
-{
-	stream_writer *w = state;
-	return br_fdout_flush(&w->out, err);
-}
 
 static int stream_close(void *state, br_error *err)
 {
@@ -40,6 +35,5 @@ const br_writer_ops br_stream_writer_ops = {
 	.state_size = sizeof(stream_writer),
 	.open = stream_open,
 	.write = stream_write,
-	.flush = stream_flush,
 	.close = stream_close,
 };

@@ -93,13 +93,6 @@ int br_writer_write(br_writer *w, const br_event *ev, br_error *err)
 	return 0;
 }
 
-int br_writer_flush(br_writer *w, br_error *err)
-{
-	if (w->sticky)
-		return br_error_set(err, w->sticky, 0, NULL, -1, "writer failed earlier");
-	return w->ops->flush ? w->ops->flush(w->state, err) : 0;
-}
-
 int br_writer_close(br_writer *w, br_error *err)
 {
 	if (!w)

@@ -5,7 +5,9 @@
  *         the backend allows it.
  *  write  one event; raw/raw_len is its encoded on-disk form (fixed part +
  *         pdu) in host order, so backends need not re-encode.
- *  flush  make everything so far readable in the output.
+ *  flush  optional: end the current unit (the compressed writer's gzip
+ *         member) so everything so far is readable; the tests use it to
+ *         make many members out of few events.
  *  close  finish the output and free what open allocated (always called
  *         once, also after errors); return the first error.
  *  remove optional: delete every file this backend writes for path (after

@@ -149,8 +149,6 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err);
 int br_analysis_finish(br_analysis *a, br_error *err);
 /* Valid after finish until free. */
 const br_analysis_result *br_analysis_get(const br_analysis *a);
-/* The statistics underneath (for series). */
-const br_stats *br_analysis_stats(const br_analysis *a);
 void br_analysis_free(br_analysis *a);
 
 /* ---- comparison -------------------------------------------------------------

@@ -47,10 +47,6 @@ enum br_output_kind br_output_kind_for_path(const char *path);
 
 int br_writer_write(br_writer *w, const br_event *ev, br_error *err);
 
-/* Everything written so far is made durable and readable (the compressed
- * writer finishes its current member). */
-int br_writer_flush(br_writer *w, br_error *err);
-
 /* Finish the output (the compressed writer adds its end marker) and free
  * the writer. Returns the first error seen; NULL is fine. */
 int br_writer_close(br_writer *w, br_error *err);

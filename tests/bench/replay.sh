@@ -101,8 +101,9 @@ uncaptured() {
     : >"$W/$n.runs"
     for ((r = 0; r < ${FAST_RUNS:-3}; r++)); do
         t0=$EPOCHREALTIME
-        # in a subshell, so bash's "Aborted" line for btreplay lands in /dev/null
-        ("$@" >/dev/null 2>"$W/$n.uerr") 2>/dev/null && rc=0 || rc=$?
+        # in a subshell that is not replaced by the command (the exit after it), so the
+        # subshell reports btreplay's "Aborted", into /dev/null
+        ("$@" >/dev/null 2>"$W/$n.uerr"; exit $?) 2>/dev/null && rc=0 || rc=$?
         t1=$EPOCHREALTIME
         if [[ $rc == 0 || $(outcome "$W/$n.uerr" /dev/null) == aborted ]]; then
             awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$W/$n.runs"

@@ -105,12 +105,16 @@ static char *join_argv(int argc, char **argv)
 	if (!s)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
-		bool q = strpbrk(argv[i], " \t'\"$") != NULL;
+		/* the program by its name: the figure must not name a path of this machine */
+		const char *arg = argv[i];
+		if (i == 0 && strrchr(arg, '/'))
+			arg = strrchr(arg, '/') + 1;
+		bool q = strpbrk(arg, " \t'\"$") != NULL;
 		if (i)
 			*p++ = ' ';
 		if (q)
 			*p++ = '\'';
-		for (const char *c = argv[i]; *c; c++) {
+		for (const char *c = arg; *c; c++) {
 			if (q && *c == '\'') {
 				memcpy(p, "'\\''", 4);
 				p += 4;

@@ -133,7 +133,7 @@ char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t 
 		if (!out)
 			snprintf(why, whysize, "could not read the figure %s", png);
 		else
-			snprintf(why, whysize, "Figure rendered by %s.", prog);
+			snprintf(why, whysize, "Figure rendered by blkreel-plot.");
 		free(buf);
 		if (f)
 			fclose(f);

@@ -49,6 +49,7 @@ Test(library, installs_libraries_headers_pc_and_pages)
 		"include/blkreel/event.h",   "include/blkreel/error.h",      "bin/blkreel-parse",
 		"bin/blkreel-report",        "share/man/man1/blkreel-parse.1", "share/man/man8/blkreel-capture.8",
 		"share/man/man8/blkreel-replay.8", "share/man/man5/blkreel-trace.5",
+		"share/bash-completion/completions/blkreel", "share/bash-completion/completions/blkreel-plot",
 	};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		struct stat st;

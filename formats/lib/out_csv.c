@@ -2,15 +2,19 @@
  *   time_ns,device,op,offset,bytes,latency_ns
  * time_ns is the issue (D) time after the trace's first IO, device
  * "MAJ:MIN", op read/write/discard/flush, offset in bytes, latency_ns the
- * time to the matching completion (same device and sector), empty when
- * none was seen. Rows come out in issue order: an IO waits in a FIFO until
- * it completes, or until it is 60 s older than the newest event or the
- * FIFO holds 1 Mi IOs (then its latency is left empty), so memory stays
- * bounded on any trace. */
+ * request's D2C as the shared statistics pair it (blkreel/stats.h: merges,
+ * partial completions, requeues, flushes), empty when it never completed
+ * (or, for a requeued request, on the row of its earlier D). So the mean
+ * of the column is the D2C mean of --info and of blkreel-plot. Rows come
+ * out in issue order: a row waits in a FIFO until it completes, or until it
+ * is 60 s older than the newest event or the FIFO holds 1 Mi IOs (then its
+ * latency is left empty), so memory stays bounded on any trace. The FIFO is
+ * in D order, so a completion finds its row by binary search on its D time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blkreel/stats.h"
 #include "fdout.h"
 #include "writer_impl.h"
 
@@ -24,65 +28,57 @@ typedef struct row {
 	bool done;
 } row;
 
-typedef struct slot { /* (device, sector) → absolute FIFO position + 1; 0 = empty */
-	uint64_t sector;
-	uint32_t device;
-	uint64_t pos1;
-} slot;
-
 typedef struct csv_writer {
 	br_fdout out;
 	bool started;
 	uint64_t origin;
-	row *fifo;          /* ring of FIFO_MAX */
+	row *fifo;          /* ring of FIFO_MAX, in D time order */
 	uint64_t head, tail; /* absolute positions */
-	slot *table;        /* 2 * FIFO_MAX slots, linear probing; stale entries are
-	                       recognised by position and reused */
+	br_stats *stats;    /* the shared pairing, for each request's D2C */
 } csv_writer;
 
 static const char *const op_names[] = { "read", "write", "discard", "flush" };
+
+/* A request the shared pairing completed: its row is the first not yet
+ * done among the rows of its device issued at its D time. */
+static void on_request(void *arg, const br_stats_request *req)
+{
+	csv_writer *w = arg;
+	if (!req->has_d || !w->started || req->d_ns < w->origin)
+		return;
+	uint64_t t = req->d_ns - w->origin, lo = w->head, hi = w->tail;
+	while (lo < hi) { /* first row with time >= t */
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (w->fifo[mid % FIFO_MAX].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->tail && w->fifo[lo % FIFO_MAX].time == t; lo++) {
+		row *r = &w->fifo[lo % FIFO_MAX];
+		if (r->device == req->device && !r->done) {
+			r->latency = req->c_ns >= req->d_ns ? req->c_ns - req->d_ns : 0;
+			r->done = true;
+			return;
+		}
+	}
+}
 
 static int csv_open(void *state, const char *path, const br_writer_opts *opts, br_error *err)
 {
 	(void)opts;
 	csv_writer *w = state;
 	w->fifo = malloc(FIFO_MAX * sizeof *w->fifo);
-	w->table = calloc(2 * FIFO_MAX, sizeof *w->table);
-	if (!w->fifo || !w->table) {
-		free(w->fifo);
-		free(w->table);
-		w->fifo = NULL;
-		w->table = NULL;
+	if (!w->fifo)
 		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
-	}
-	int rc = br_fdout_open(&w->out, path, 1u << 20, err);
+	br_stats_opts so = { .on_request = on_request, .on_request_arg = w };
+	int rc = br_stats_new(&w->stats, &so, err);
+	if (!rc)
+		rc = br_fdout_open(&w->out, path, 1u << 20, err);
 	if (rc)
 		return rc;
 	static const char header[] = "time_ns,device,op,offset,bytes,latency_ns\n";
 	return br_fdout_write(&w->out, header, sizeof header - 1, err);
-}
-
-static size_t hash(uint32_t dev, uint64_t sector)
-{
-	uint64_t h = (sector ^ ((uint64_t)dev << 40)) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 43) & (2 * FIFO_MAX - 1);
-}
-
-static bool live(const csv_writer *w, const slot *s)
-{
-	return s->pos1 && s->pos1 - 1 >= w->head && s->pos1 - 1 < w->tail;
-}
-
-static slot *lookup(csv_writer *w, uint32_t dev, uint64_t sector, bool insert)
-{
-	for (size_t i = hash(dev, sector), n = 0; n < 2 * FIFO_MAX; i = (i + 1) & (2 * FIFO_MAX - 1), n++) {
-		slot *s = &w->table[i];
-		if (!live(w, s))
-			return insert ? s : (s->pos1 ? (slot *)NULL : NULL);
-		if (s->device == dev && s->sector == sector)
-			return s;
-	}
-	return NULL;
 }
 
 static int put_row(csv_writer *w, const row *r, br_error *err)
@@ -143,30 +139,13 @@ static int csv_write(void *state, const br_event *ev, const uint8_t *raw, size_t
 		r->latency = 0;
 		r->op = br_event_is_discard(ev) ? 2 : br_event_is_write(ev) ? 1
 			: (!ev->bytes && br_event_is_flush(ev)) ? 3 : 0;
-		slot *s = lookup(w, ev->device, ev->sector, true);
 		w->tail++;
-		if (s) {
-			s->device = ev->device;
-			s->sector = ev->sector;
-			s->pos1 = w->tail;
-		}
-		return 0;
 	}
-	if (code == __BLK_TA_COMPLETE && w->started) {
-		slot *s = lookup(w, ev->device, ev->sector, false);
-		if (s && live(w, s)) {
-			row *r = &w->fifo[(s->pos1 - 1) % FIFO_MAX];
-			if (!r->done) {
-				uint64_t issued = r->time + w->origin;
-				r->latency = ev->time >= issued ? ev->time - issued : 0;
-				r->done = true;
-			}
-		}
-		return drain(w, ev->time, false, err);
-	}
-	return 0;
+	int rc = br_stats_add(w->stats, ev, err); /* a C fills its row through on_request */
+	if (rc)
+		return rc;
+	return code == __BLK_TA_COMPLETE && w->started ? drain(w, ev->time, false, err) : 0;
 }
-
 
 static int csv_close(void *state, br_error *err)
 {
@@ -180,9 +159,9 @@ static int csv_close(void *state, br_error *err)
 			rc = rc2;
 	}
 	free(w->fifo);
-	free(w->table);
+	br_stats_free(w->stats);
 	w->fifo = NULL;
-	w->table = NULL;
+	w->stats = NULL;
 	return rc;
 }
 

@@ -102,6 +102,11 @@ static int on_complete(br_stats *s, const br_event *ev, uint32_t dev, uint64_t s
 		if (s->cur_inflight)
 			s->cur_inflight--;
 	}
+	if (s->opts.on_request) {
+		br_stats_request req = { .device = o->dev, .has_q = has_q, .has_d = has_d,
+					 .q_ns = has_q ? o->q : 0, .d_ns = has_d ? o->d : 0, .c_ns = ev->time };
+		s->opts.on_request(s->opts.on_request_arg, &req);
+	}
 	pair_free(t, i);
 	return stats_record_latency(s, ev->time, has_d, d2c, has_q, q2c);
 }

@@ -24,6 +24,7 @@ static const br_writer_ops *ops_for(enum br_output_kind kind)
 	case BR_OUT_COMPRESSED: return &br_tgz_writer_ops;
 	case BR_OUT_FIO_IOLOG: return &br_iolog_writer_ops;
 	case BR_OUT_CSV: return &br_csv_writer_ops;
+	case BR_OUT_PERFETTO: return &br_perfetto_writer_ops;
 	}
 	return NULL;
 }
@@ -37,6 +38,8 @@ enum br_output_kind br_output_kind_for_path(const char *path)
 		return BR_OUT_FIO_IOLOG;
 	if (n >= 4 && strcmp(path + n - 4, ".csv") == 0)
 		return BR_OUT_CSV;
+	if (n >= 14 && strcmp(path + n - 14, ".perfetto.json") == 0)
+		return BR_OUT_PERFETTO;
 	return BR_OUT_STREAM;
 }
 

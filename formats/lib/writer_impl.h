@@ -34,5 +34,6 @@ extern const br_writer_ops br_split_writer_ops;
 extern const br_writer_ops br_tgz_writer_ops;
 extern const br_writer_ops br_iolog_writer_ops; /* out_iolog.c */
 extern const br_writer_ops br_csv_writer_ops;   /* out_csv.c */
+extern const br_writer_ops br_perfetto_writer_ops; /* out_perfetto.c */
 
 #endif

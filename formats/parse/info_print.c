@@ -140,7 +140,33 @@ static void print_processes(FILE *out, const br_summary *s)
 	}
 }
 
-void info_print(FILE *out, const br_reader *r, const br_summary *s)
+/* Requests issued, exact bytes, and their latency as the shared pairing
+ * sees it: the numbers a query over -o X.csv gives (its rows are the D
+ * events, latency_ns the D2C). */
+static void print_requests(FILE *out, const br_summary *s, const br_stats_totals *st)
+{
+	uint64_t ios = 0, bytes = 0;
+	for (size_t i = 0; i < br_summary_ndevices(s); i++)
+		for (int dir = 0; dir < BR_DIR_COUNT; dir++) {
+			ios += br_summary_device(s, i)->io[BR_STAGE_ISSUE][dir].ios;
+			bytes += br_summary_device(s, i)->io[BR_STAGE_ISSUE][dir].bytes;
+		}
+	fprintf(out, "requests: %" PRIu64 " issued (D), %" PRIu64 " bytes; %" PRIu64
+		" completed, %" PRIu64 " never completed\n",
+		ios, bytes, st->d2c.count, st->never_completed);
+	if (st->d2c.count)
+		fprintf(out, "    D2C: mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+			br_hist_mean(&st->d2c) / 1e3, (double)br_hist_quantile(&st->d2c, 0.5) / 1e3,
+			(double)br_hist_quantile(&st->d2c, 0.99) / 1e3, (double)st->d2c.max / 1e3);
+	if (st->q2c.count)
+		fprintf(out, "    Q2C: mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us (%" PRIu64
+			" requests with a Q)\n",
+			br_hist_mean(&st->q2c) / 1e3, (double)br_hist_quantile(&st->q2c, 0.5) / 1e3,
+			(double)br_hist_quantile(&st->q2c, 0.99) / 1e3, (double)st->q2c.max / 1e3,
+			st->q2c.count);
+}
+
+void info_print(FILE *out, const br_reader *r, const br_summary *s, const br_stats_totals *st)
 {
 	uint64_t origin = br_reader_start_time(r);
 	print_inputs(out, r);
@@ -154,5 +180,7 @@ void info_print(FILE *out, const br_reader *r, const br_summary *s)
 			rel_s(last, origin));
 	fprintf(out, "devices: %zu\n", br_summary_ndevices(s));
 	print_devices(out, s, origin);
+	if (st)
+		print_requests(out, s, st);
 	print_processes(out, s);
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "blkreel/progress.h"
+#include "blkreel/stats.h"
 #include "blkreel/summary.h"
 #include "blkreel/text.h"
 #include "info_print.h"
@@ -23,6 +24,7 @@ typedef struct run_state {
 	br_writer *writer;
 	br_text *text;
 	br_summary *summary;
+	br_stats *stats;        /* --info: the shared pairing, for D2C and Q2C */
 	br_progress progress;
 } run_state;
 
@@ -36,6 +38,7 @@ static void release(run_state *s, bool failed)
 		br_writer_close(s->writer, &ignored);
 	br_text_close(s->text, &ignored);
 	br_summary_free(s->summary);
+	br_stats_free(s->stats);
 	br_reader_close(s->reader);
 }
 
@@ -89,6 +92,8 @@ int parse_run(const parse_cli *cli)
 	}
 	if (!rc && cli->info && !(s.summary = br_summary_new()))
 		rc = br_error_set(&err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	if (!rc && cli->info)
+		rc = br_stats_new(&s.stats, NULL, &err);
 	if (rc) {
 		release(&s, true);
 		return report(&err);
@@ -106,6 +111,8 @@ int parse_run(const parse_cli *cli)
 		if (s.text && (rc = br_text_event(s.text, &ev, &err)))
 			break;
 		if (s.summary && (rc = br_summary_add(s.summary, &ev)))
+			break;
+		if (s.stats && (rc = br_stats_add(s.stats, &ev, &err)))
 			break;
 		br_progress_tick(&s.progress, n, NULL);
 	}
@@ -137,8 +144,12 @@ int parse_run(const parse_cli *cli)
 		return report(&err);
 	}
 	s.text = NULL;
+	if (s.stats && (rc = br_stats_finish(s.stats, &err))) {
+		release(&s, true);
+		return report(&err);
+	}
 	if (s.summary)
-		info_print(stdout, s.reader, s.summary);
+		info_print(stdout, s.reader, s.summary, br_stats_get_totals(s.stats));
 	warn_losses(s.reader);
 	release(&s, false);
 	if (fflush(stdout) != 0) {

@@ -88,6 +88,18 @@ enum br_sdir { BR_SDIR_READ, BR_SDIR_WRITE, BR_SDIR_OTHER, BR_SDIR_COUNT };
 #define BR_STATS_MAX_BUCKETS 4096
 #define BR_STATS_DEFAULT_SEEK_SECTORS 128
 
+/* One request completed in full, as the pairing above saw it: handed to
+ * br_stats_opts.on_request at its C (absolute trace-clock ns), so outputs
+ * with a row per IO (CSV) report the same D2C as the statistics. */
+typedef struct br_stats_request {
+	uint32_t device;
+	bool has_q, has_d;        /* a Q / a D was seen for it */
+	uint64_t q_ns;            /* earliest Q of its bios (when has_q) */
+	uint64_t d_ns;            /* its last D (when has_d) */
+	uint64_t c_ns;            /* the C that completed it */
+} br_stats_request;
+typedef void (*br_stats_request_fn)(void *arg, const br_stats_request *req);
+
 typedef struct br_stats_opts {
 	bool has_device;          /* count only this device (BR_MKDEV encoding) */
 	uint32_t device;
@@ -97,6 +109,8 @@ typedef struct br_stats_opts {
 	                             default: the first event seen */
 	uint64_t base_width_ns;   /* starting bucket width; 0 = 10 us */
 	bool latency_series;      /* keep per-bucket latency histograms */
+	br_stats_request_fn on_request; /* optional: every request completed in full */
+	void *on_request_arg;
 } br_stats_opts;
 
 typedef struct br_stats br_stats;

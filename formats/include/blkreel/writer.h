@@ -25,6 +25,7 @@ enum br_output_kind {
 	BR_OUT_COMPRESSED,
 	BR_OUT_FIO_IOLOG,   /* fio iolog v3 of the issued IOs, for fio --read_iolog */
 	BR_OUT_CSV,         /* one row per IO: time, device, op, offset, bytes, latency */
+	BR_OUT_PERFETTO,    /* Chrome Trace Event JSON for Perfetto's UI / chrome://tracing */
 };
 
 #define BR_LEVEL_DEFAULT 6   /* within a few % of gzip -6 */
@@ -41,7 +42,8 @@ int br_writer_open(br_writer **out, enum br_output_kind kind, const char *path,
 		   const br_writer_opts *opts, br_error *err);
 
 /* Guess the kind from an output name: "*.gz" → compressed, "*.iolog" →
- * fio iolog, "*.csv" → CSV, otherwise a stream. (--split is asked for
+ * fio iolog, "*.csv" → CSV, "*.perfetto.json" → Trace Event JSON,
+ * otherwise a stream. (--split is asked for
  * explicitly.) */
 enum br_output_kind br_output_kind_for_path(const char *path);
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void str(FILE *f, const char *s)
 {
@@ -222,7 +223,9 @@ int report_json(FILE *f, const report_ctx *ctx)
 	for (int i = 0; i < ctx->cli->argc; i++) {
 		if (i)
 			fputs(", ", f);
-		str(f, ctx->cli->argv[i]);
+		/* the program by its name: the report must not name a path of this machine */
+		const char *a = ctx->cli->argv[i];
+		str(f, i == 0 && strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
 	}
 	fprintf(f, "],\n  \"traces\": [\n");
 	for (size_t k = 0; k < ctx->n; k++) {

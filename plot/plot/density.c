@@ -119,7 +119,7 @@ static int rebuild(density *d, unsigned cshift, unsigned rshift, size_t newcap)
 			for (int k = 0; k < DENSITY_KINDS; k++)
 				for (int r = 0; r < DENSITY_DIRS; r++)
 					t->n[k][r] = sat_add(t->n[k][r], c->n[k][r]);
-			t->pid = c->pid;
+			density_merge_votes(t, c);
 		}
 	}
 	free(d->spare);
@@ -166,6 +166,65 @@ static int make_room(density *d, uint64_t max_rel, uint64_t max_sector, size_t n
 	return 0;
 }
 
+/* two vote counters fit where the latest pid was: the grid keeps its size */
+_Static_assert(sizeof(density_cell) == 32, "density_cell grew");
+
+void density_vote(density_cell *cl, uint8_t p)
+{
+	for (int k = 0; k < 2; k++)
+		if (cl->votes[k] && cl->pid[k] == p) {
+			if (cl->votes[k] != 0xffff)
+				cl->votes[k]++;
+			return;
+		}
+	for (int k = 0; k < 2; k++)
+		if (!cl->votes[k]) {
+			cl->pid[k] = p;
+			cl->votes[k] = 1;
+			return;
+		}
+	cl->votes[0]--;
+	cl->votes[1]--;
+}
+
+/* Misra-Gries merge: add the counts of equal pids, keep the two largest
+ * and take the third largest off both. */
+void density_merge_votes(density_cell *into, const density_cell *from)
+{
+	uint8_t pid[4];
+	uint32_t v[4];
+	int n = 0;
+	const density_cell *src[2] = { into, from };
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 2; k++) {
+			if (!src[s]->votes[k])
+				continue;
+			int j = 0;
+			while (j < n && pid[j] != src[s]->pid[k])
+				j++;
+			if (j == n) {
+				pid[n] = src[s]->pid[k];
+				v[n++] = 0;
+			}
+			v[j] += src[s]->votes[k];
+		}
+	for (int i = 1; i < n; i++) /* largest first */
+		for (int j = i; j > 0 && v[j] > v[j - 1]; j--) {
+			uint32_t tv = v[j];
+			uint8_t tp = pid[j];
+			v[j] = v[j - 1];
+			pid[j] = pid[j - 1];
+			v[j - 1] = tv;
+			pid[j - 1] = tp;
+		}
+	uint32_t third = n > 2 ? v[2] : 0;
+	for (int k = 0; k < 2; k++) {
+		uint32_t left = k < n ? v[k] - third : 0;
+		into->pid[k] = k < n ? pid[k] : 0;
+		into->votes[k] = (uint16_t)(left > 0xffff ? 0xffff : left);
+	}
+}
+
 int density_flush(density *d)
 {
 	unsigned n = d->npend;
@@ -197,7 +256,7 @@ int density_flush(density *d)
 		uint16_t *v = &c->n[d->pend[i].kind][d->pend[i].dir];
 		if (*v != 0xffff)
 			(*v)++;
-		c->pid = d->pend[i].pid;
+		density_vote(c, d->pend[i].pid);
 	}
 	d->npend = 0;
 	return 0;

@@ -20,7 +20,11 @@
 typedef struct density_cell {
 	uint64_t key;                 /* 0 = empty slot; else col<<44 | dev<<40 | row+1 */
 	uint16_t n[DENSITY_KINDS][DENSITY_DIRS]; /* saturating */
-	uint8_t pid;                  /* pid slot of the latest IO */
+	/* the cell's dominant process, in constant space: a Misra-Gries
+	 * summary with two counters (any pid slot with more than a third of
+	 * the cell's IOs is one of the two; a majority always wins) */
+	uint8_t pid[2];
+	uint16_t votes[2];
 } density_cell;
 
 typedef struct density {
@@ -60,6 +64,17 @@ static inline unsigned density_cell_count(const density_cell *cl, int kind)
 {
 	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];
 }
+
+/* The pid slot with the most IOs in the cell (see density_cell). */
+static inline uint8_t density_cell_pid(const density_cell *cl)
+{
+	return cl->votes[1] > cl->votes[0] ? cl->pid[1] : cl->pid[0];
+}
+
+/* Count one IO of pid slot p in the cell's summary; merge another cell's
+ * summary into it (when the grid coarsens). */
+void density_vote(density_cell *cl, uint8_t p);
+void density_merge_votes(density_cell *into, const density_cell *from);
 
 /* Where row starts on the device, in MB. */
 static inline double density_row_mb(const density *d, uint64_t row)

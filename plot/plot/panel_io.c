@@ -1,9 +1,10 @@
 /* The io panel: offset against time, one mark per IO, shaded by density.
  * Marks come from the density grid, so the cost is one pass over its
- * cells whatever the number of IOs. Reads and writes (or traces, or
- * processes with -P) are channels; a pixel's colour is the mix of its
- * channels weighted by their counts, so neither hides the other, and its
- * strength grows with the log of the count. */
+ * cells whatever the number of IOs. Reads and writes (per trace in a
+ * comparison, or processes with -P: each cell's dominant one) are
+ * channels; a pixel's colour is the mix of its channels weighted by their
+ * counts, so neither hides the other, and its strength grows with the log
+ * of the count. */
 #include "axes.h"
 #include "bigbuf.h"
 #include "render.h"
@@ -13,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CH 8
+#define MAX_CH IO_MAX_CHANNELS
+#define PROC_CH 8 /* -P: seven processes and "other" */
 #define LOG_LUT 1024
 
 /* v in [0, 1] to 0..255, rounded half up (lround without the call) */
@@ -32,25 +34,35 @@ static void io_time_range(const rctx *c, double *t0, double *t1)
 	}
 }
 
-/* Top processes of a trace by IO marks: slot -> channel (MAX_CH-1 = other). */
+/* Top processes of a trace by IO marks: slot -> channel (PROC_CH-1 = other). */
 static void process_channels(const plot_trace *t, int kind, uint8_t map[256])
 {
 	double cnt[256] = { 0 };
 	const density *dn = &t->dens;
 	for (size_t i = 0; i < dn->cap; i++)
 		if (dn->cells[i].key)
-			cnt[dn->cells[i].pid] += density_cell_count(&dn->cells[i], kind);
-	memset(map, MAX_CH - 1, 256);
-	for (int ch = 0; ch < MAX_CH - 1; ch++) {
+			cnt[density_cell_pid(&dn->cells[i])] += density_cell_count(&dn->cells[i], kind);
+	memset(map, PROC_CH - 1, 256);
+	for (int ch = 0; ch < PROC_CH - 1; ch++) {
 		int best = -1;
 		for (int p = 0; p < DENSITY_MAX_PIDS; p++)
-			if (cnt[p] > 0 && map[p] == MAX_CH - 1 && (best < 0 || cnt[p] > cnt[best]))
+			if (cnt[p] > 0 && map[p] == PROC_CH - 1 && (best < 0 || cnt[p] > cnt[best]))
 				best = p;
 		if (best < 0)
 			break;
 		map[best] = (uint8_t)ch;
 		cnt[best] = -1;
 	}
+}
+
+/* Channels per trace in an overlaid comparison: read and write, and a
+ * third when some trace has discards (or other IOs with data). */
+int io_trace_channels(const plot_data *d)
+{
+	for (size_t t = 0; t < d->n; t++)
+		if (d->tr[t].tot && d->tr[t].tot->ios[BR_SDIR_OTHER])
+			return 3;
+	return 2;
 }
 
 /* Channel colours for the current mode (shared with the legend). */
@@ -61,23 +73,36 @@ int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, ch
 		const plot_trace *t = &d->tr[only_trace >= 0 ? only_trace : 0];
 		uint8_t map[256];
 		process_channels(t, t->tot->io_kind, map);
-		for (int ch = 0; ch < MAX_CH; ch++) {
-			cols[ch] = ch < MAX_CH - 1 ? PAL_TRACE[ch] : PAL_OTHER;
+		for (int ch = 0; ch < PROC_CH; ch++) {
+			cols[ch] = ch < PROC_CH - 1 ? PAL_TRACE[ch] : PAL_OTHER;
 			snprintf(buf[ch], 40, "other");
 			names[ch] = buf[ch];
 		}
 		for (int p = 0; p < DENSITY_MAX_PIDS && p < (int)t->dens.npids; p++)
-			if (map[p] < MAX_CH - 1)
+			if (map[p] < PROC_CH - 1)
 				snprintf(buf[map[p]], 40, "%s%s%u", t->comms[p], t->comms[p][0] ? " " : "pid ",
 					 t->pids[p]);
-		return MAX_CH;
+		return PROC_CH;
 	}
 	if (d->n > 1 && only_trace < 0) {
+		/* a hue per trace, a shade per direction: reads, writes (and
+		 * discards) of each trace stay apart, as seekwatcher -t a -t b */
+		int per = io_trace_channels(d);
 		for (size_t t = 0; t < d->n; t++) {
-			cols[t] = PAL_TRACE[t];
-			names[t] = d->tr[t].label;
+			cols[per * t] = PAL_TRACE[t];
+			cols[per * t + 1] = PAL_TRACE_WRITE[t];
+			snprintf(buf[per * t], 40, "%.28s read", d->tr[t].label);
+			snprintf(buf[per * t + 1], 40, "%.28s write", d->tr[t].label);
+			if (per == 3) {
+				cols[per * t + 2] = (rgb){ (PAL_TRACE[t].r + 2 * PAL_OTHER.r) / 3,
+							   (PAL_TRACE[t].g + 2 * PAL_OTHER.g) / 3,
+							   (PAL_TRACE[t].b + 2 * PAL_OTHER.b) / 3 };
+				snprintf(buf[per * t + 2], 40, "%.24s discard/other", d->tr[t].label);
+			}
+			for (int k = 0; k < per; k++)
+				names[per * t + k] = buf[per * t + k];
 		}
-		return (int)d->n;
+		return per * (int)d->n;
 	}
 	cols[0] = PAL_READ;
 	cols[1] = PAL_WRITE;
@@ -167,13 +192,19 @@ void panel_io(const rctx *c, rect r, int band)
 			if (x1 > pw) x1 = pw;
 			if (y1 > ph) y1 = ph;
 			float add[MAX_CH] = { 0 };
-			if (c->o->by_process)
-				add[pmap[cl->pid]] = (float)density_cell_count(cl, kind);
-			else if (d->n > 1 && only_trace < 0)
-				add[t] = (float)density_cell_count(cl, kind);
-			else
+			if (c->o->by_process) {
+				add[pmap[density_cell_pid(cl)]] = (float)density_cell_count(cl, kind);
+			} else if (d->n > 1 && only_trace < 0) {
+				int per = nch / (int)d->n;
+				add[per * t] = cl->n[kind][BR_SDIR_READ];
+				add[per * t + 1] = cl->n[kind][BR_SDIR_WRITE];
+				/* without a third channel, data IOs that are neither
+				 * read nor write (none, by io_trace_channels) */
+				add[per * t + (per == 3 ? 2 : 1)] += cl->n[kind][BR_SDIR_OTHER];
+			} else {
 				for (int k = 0; k < 3; k++)
 					add[k] = cl->n[kind][k];
+			}
 			for (int y = y0; y < y1; y++)
 				for (int x = x0; x < x1; x++) {
 					float *p = buf + ((size_t)y * pw + x) * nch;

@@ -22,9 +22,9 @@ static size_t legend_items(const rctx *c, unsigned panels, legend_item *it, size
 	snprintf(it[n].text, sizeof(it[n].text), "%s", (T)); n++; } } while (0)
 	bool lines = panels & ~(1u << PANEL_IO | 1u << PANEL_STATS);
 	if (c->o->by_process && (panels & 1u << PANEL_IO)) {
-		rgb cols[8];
-		const char *names[8];
-		char buf[8][40];
+		rgb cols[IO_MAX_CHANNELS];
+		const char *names[IO_MAX_CHANNELS];
+		char buf[IO_MAX_CHANNELS][40];
 		int nch = io_channels(c, -1, cols, names, buf);
 		for (int k = 0; k < nch; k++)
 			if (strcmp(names[k], "other") || k == nch - 1)
@@ -35,8 +35,19 @@ static size_t legend_items(const rctx *c, unsigned panels, legend_item *it, size
 			ADD(PAL_READ, 0, "read");
 			ADD(PAL_WRITE, 0, "write");
 		}
-		for (size_t t = 0; t < d->n; t++)
-			ADD(PAL_TRACE[t], c->stack ? 1 : 0, d->tr[t].label);
+		if (!c->stack && !c->o->by_process && (panels & 1u << PANEL_IO)) {
+			/* overlaid: a swatch per trace and direction; the read
+			 * shade is also the hue of the trace's lines */
+			rgb cols[IO_MAX_CHANNELS];
+			const char *names[IO_MAX_CHANNELS];
+			char buf[IO_MAX_CHANNELS][40];
+			int nch = io_channels(c, -1, cols, names, buf);
+			for (int k = 0; k < nch; k++)
+				ADD(cols[k], 0, names[k]);
+		} else {
+			for (size_t t = 0; t < d->n; t++)
+				ADD(PAL_TRACE[t], c->stack ? 1 : 0, d->tr[t].label);
+		}
 	} else if (!c->o->by_process || (panels & 1u << PANEL_TPUT)) {
 		int st = c->o->by_process ? 1 : 0; /* -P: read/write only name lines */
 		ADD(PAL_READ, st, "read");
@@ -60,8 +71,8 @@ static size_t legend_items(const rctx *c, unsigned panels, legend_item *it, size
 
 static double draw_legend(const rctx *c, double y, unsigned panels)
 {
-	legend_item it[24];
-	size_t n = legend_items(c, panels, it, 24);
+	legend_item it[40];
+	size_t n = legend_items(c, panels, it, 40);
 	if (!n)
 		return y;
 	cairo_t *cr = c->cr;

@@ -13,7 +13,9 @@ typedef struct rgb {
 
 /* Okabe-Ito colours (safe for the common colour-vision deficiencies). */
 extern const rgb PAL_READ, PAL_WRITE, PAL_OTHER, PAL_TOTAL, PAL_D2C, PAL_Q2C;
-extern const rgb PAL_TRACE[PLOT_MAX_TRACES];
+extern const rgb PAL_TRACE[PLOT_MAX_TRACES], PAL_TRACE_WRITE[PLOT_MAX_TRACES];
+/* Most channels of the io panel: a read, write and other shade per trace. */
+#define IO_MAX_CHANNELS (3 * PLOT_MAX_TRACES)
 extern const rgb PAL_GRID, PAL_AXIS, PAL_TEXT, PAL_MUTED;
 
 typedef struct rect {
@@ -67,7 +69,9 @@ int value_ticks_for(const rctx *c, rect r);
 /* band: index into d->bands (stacked), or -1 for every trace in one panel */
 void panel_io(const rctx *c, rect r, int band);
 /* Colours and names of the io panel channels; returns how many. */
+/* cols, names and buf hold IO_MAX_CHANNELS entries. */
 int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, char buf[][40]);
+int io_trace_channels(const plot_data *d);
 /* Line panels: kind is PANEL_TPUT..PANEL_QD. */
 void panel_line(const rctx *c, rect r, int kind);
 void panel_stats(const rctx *c, rect r);

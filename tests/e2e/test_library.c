@@ -19,9 +19,10 @@ static void install_fixture(void)
 	snprintf(path, sizeof path, "%s/stage", tu_dir);
 	stage = path;
 	char *out = NULL, *err = NULL;
-	/* the outer make's jobserver is not ours to use */
+	/* the outer make's jobserver is not ours to use, and the library
+	 * installed is the release one whichever variant is under test */
 	int rc = tu_runf(&out, NULL, &err,
-			 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' install DESTDIR='%s' PREFIX=/usr",
+			 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' install VARIANT=release DESTDIR='%s' PREFIX=/usr",
 			 tu_root(), stage);
 	cr_assert_eq(rc, 0, "make install failed (%d):\n%s\n%s", rc, out, err);
 	free(out);

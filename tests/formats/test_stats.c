@@ -341,6 +341,47 @@ Test(hist, quantiles_and_exact_small_values)
 	}
 }
 
+/* What blkreel-replay reads from br_hist (its fidelity report): percentiles
+ * within the bin resolution over five decades, and the count of values at
+ * or below a limit (the "within 10 us / 100 us / 1 ms" shares). */
+Test(hist, replay_percentiles_and_count_le)
+{
+	br_hist h;
+	br_hist_clear(&h);
+	for (uint64_t v = 1; v <= 100000; v++)
+		br_hist_add(&h, v * 1000); /* 1 us .. 100 ms */
+	struct { double q; double want; } cases[] = {
+		{ 0.5, 50e6 }, { 0.9, 90e6 }, { 0.99, 99e6 }, { 0.001, 0.1e6 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double got = (double)br_hist_quantile(&h, cases[i].q);
+		cr_assert(got >= cases[i].want * 0.97 && got <= cases[i].want * 1.035,
+			  "q%.3f: %.0f, want about %.0f", cases[i].q, got, cases[i].want);
+	}
+	cr_assert_eq(br_hist_quantile(&h, 1.0), 100000000);
+	cr_assert_eq(br_hist_count_le(&h, 0), 0);
+	cr_assert_eq(br_hist_count_le(&h, 999), 0);          /* below min */
+	cr_assert_eq(br_hist_count_le(&h, 100000000), 100000); /* at max */
+	/* 10 ms: bin [9.961, 10.486) ms holds values up to 10.485 ms */
+	uint64_t le = br_hist_count_le(&h, 10000000);
+	cr_assert(le >= 10000 && le <= 10486, "%lu", (unsigned long)le);
+	double m = br_hist_mean(&h);
+	cr_assert(m > 50.0e6 && m < 50.01e6);
+	/* exact below 16 ns; a value past the last bin keeps min/max exact */
+	br_hist g;
+	br_hist_clear(&g);
+	for (uint64_t v = 0; v < 16; v++)
+		br_hist_add(&g, v);
+	cr_assert_eq(br_hist_count_le(&g, 9), 10);
+	br_hist far;
+	br_hist_clear(&far);
+	br_hist_add(&far, UINT64_MAX / 2);
+	br_hist_merge(&g, &far);
+	cr_assert_eq(g.count, 17);
+	cr_assert_eq(br_hist_quantile(&g, 1.0), UINT64_MAX / 2);
+	cr_assert_eq(br_hist_count_le(&g, 1ull << 40), 16);
+}
+
 /* A request [0,16) completed in two parts: the first C covers [0,8) and
  * leaves the rest in flight; the second completes it. Latency is recorded
  * once, at the final completion (D 10 us, C 50 us: D2C 40 us). */

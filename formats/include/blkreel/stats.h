@@ -76,6 +76,10 @@ void br_hist_merge(br_hist *into, const br_hist *from);
  * to [min, max]; 0 when empty. */
 uint64_t br_hist_quantile(const br_hist *h, double q);
 double br_hist_mean(const br_hist *h);
+/* How many values are <= v: exact below 2^BR_HIST_SUB_BITS, at or beyond
+ * min and max; otherwise the whole bin holding v counts (an over-count of
+ * at most that bin, relative width 1/16). */
+uint64_t br_hist_count_le(const br_hist *h, uint64_t v);
 /* Bin index of a value and the [lo, hi) range of a bin (for reports). */
 unsigned br_hist_bin(uint64_t value);
 void br_hist_bin_range(unsigned bin, uint64_t *lo, uint64_t *hi);

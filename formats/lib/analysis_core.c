@@ -40,6 +40,7 @@ int br_analysis_new(br_analysis **out, const br_analysis_opts *opts, br_error *e
 		return rc;
 	}
 	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .complete = an_life_complete });
+	diag_init(&a->diag);
 	for (int p = 0; p < BR_PHASE_COUNT; p++)
 		br_hist_clear(&a->phase[p]);
 	*out = a;
@@ -132,8 +133,11 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 			return nomem(err);
 	}
 	/* the shared pairing runs last, so a completion's hook sees this
-	 * event's counts above */
+	 * event's counts above; the diagnosis reads its state before */
+	diag_event(&a->diag, a->stats, ev);
 	int rc = br_stats_add(a->stats, ev, err);
+	if (!rc && code == __BLK_TA_ISSUE)
+		diag_issued(&a->diag, a->stats, ev);
 	if (rc && a->bio_rc) {
 		rc = a->bio_rc;
 		a->bio_rc = 0;
@@ -242,6 +246,8 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 	    an_ranges_finish(a, ik))
 		return nomem(err);
 	r->devices = a->dev_out;
+	diag_finish(&a->diag, a->stats, a->phase);
+	r->profile = &a->diag.p;
 	r->procs = a->proc_out;
 	memset(r->size_hist, 0, sizeof(r->size_hist));
 	for (size_t k = 0; k < r->ndevices; k++)

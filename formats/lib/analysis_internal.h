@@ -3,6 +3,7 @@
 #define BLKREEL_ANALYSIS_INTERNAL_H
 
 #include "blkreel/analysis.h"
+#include "diagnosis_internal.h"
 #include "stats_internal.h"
 
 /* ---- per-device, per-process and per-range accumulators -------------------- */
@@ -48,6 +49,7 @@ struct br_analysis {
 	br_hist phase[BR_PHASE_COUNT];
 	/* seek distances per kind */
 	uint64_t fwd[BR_KIND_COUNT][BR_DIST_BINS], back[BR_KIND_COUNT][BR_DIST_BINS];
+	diag_acc diag;            /* the diagnosis profile of this trace */
 	int bio_rc;               /* what on_bio returned, when it stopped the analysis */
 	an_groups devs, procs;
 	an_range *ranges;
@@ -63,7 +65,7 @@ struct br_analysis {
 
 /* Phases of a request the shared pairing completed (analysis_life.c), a
  * stats_hooks.complete. 0, BR_ENOMEM or on_bio's code. */
-int an_life_complete(void *arg, const pair_table *t, uint32_t i, uint64_t c);
+int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

@@ -80,10 +80,11 @@ static int record_completion(br_analysis *a, const pair_table *t, uint32_t i, ui
 	return 0;
 }
 
-int an_life_complete(void *arg, const pair_table *t, uint32_t i, uint64_t c)
+int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev)
 {
 	br_analysis *a = arg;
-	int rc = record_completion(a, t, i, c);
+	diag_complete(&a->diag, a->stats, t, i, ev);
+	int rc = record_completion(a, t, i, ev->time);
 	if (rc)
 		a->bio_rc = rc;
 	return rc;

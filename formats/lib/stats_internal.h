@@ -38,6 +38,7 @@ typedef struct pair_req {
 	uint64_t start, end;      /* sectors [start, end) */
 	uint64_t q, g, i, d;      /* q: Q of the request's own bio */
 	uint32_t dev, flags;
+	uint32_t aux;             /* a consumer's tag (the diagnosis: seek class + 1) */
 	uint32_t bios, last_bio;  /* bio list (PAIR_NIL when empty) */
 	uint32_t next_s, next_e;  /* hash chains; next_s links the free list */
 } pair_req;
@@ -76,11 +77,12 @@ int pair_bio_add(pair_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t f
 void pair_bio_move(pair_table *t, uint32_t from, uint32_t to);
 
 /* What a consumer built on the shared statistics (the report's analysis)
- * hears of the pairing. complete: request i ends at time c (called before
- * it is freed); a non-zero return stops br_stats_add with that code. */
+ * hears of the pairing. complete: request i ends with completion ev
+ * (called before it is freed); a non-zero return stops br_stats_add with
+ * that code. */
 typedef struct stats_hooks {
 	void *arg;
-	int (*complete)(void *arg, const pair_table *t, uint32_t i, uint64_t c);
+	int (*complete)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 } stats_hooks;
 void stats_set_hooks(br_stats *s, const stats_hooks *h);
 

@@ -99,7 +99,7 @@ static int on_complete(br_stats *s, const br_event *ev)
 	uint64_t q2c = has_q ? delta(c, q) : 0;
 	int rc = 0;
 	if (s->hooks.complete)
-		rc = s->hooks.complete(s->hooks.arg, t, i, c);
+		rc = s->hooks.complete(s->hooks.arg, t, i, ev);
 	if (has_d)
 		stats_inflight_change(s, c, -1);
 	pair_free(t, i);

@@ -79,6 +79,9 @@ int report_run(const report_cli *cli, const char *argv0)
 		if (br_analysis_compare(res, ctx.n, &ctx.cmp, &err)) {
 			print_error(&err);
 			status = 1;
+		} else if (report_diagnose(&ctx, &err)) {
+			print_error(&err);
+			status = 1;
 		} else {
 			report_sentences(&ctx);
 		}

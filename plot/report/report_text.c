@@ -227,6 +227,27 @@ static void one(FILE *f, const report_data *d, unsigned top)
 	groups(f, d->res, top);
 }
 
+static void text_line(void *arg, int kind, const char *line)
+{
+	FILE *f = arg;
+	switch (kind) {
+	case REPORT_DIAG_HEAD: fprintf(f, "  %s\n", line); break;
+	case REPORT_DIAG_NOTE: fprintf(f, "  ! %s\n", line); break;
+	case REPORT_DIAG_CAUSE: fprintf(f, "    - %s\n", line); break;
+	case REPORT_DIAG_AGAINST_HEAD: fprintf(f, "  %s\n", line); break;
+	case REPORT_DIAG_AGAINST: fprintf(f, "    - %s\n", line); break;
+	default: fprintf(f, "  (%s)\n", line); break;
+	}
+}
+
+static void diagnosis(FILE *f, const report_ctx *ctx)
+{
+	fprintf(f, "== Diagnosis: %s vs %s\n", ctx->d[ctx->diag_idx[0]].trace->label,
+		ctx->d[ctx->diag_idx[1]].trace->label);
+	report_diag_lines(ctx, text_line, f);
+	fprintf(f, "\n");
+}
+
 static void comparison(FILE *f, const report_ctx *ctx)
 {
 	fprintf(f, "== Differences");
@@ -258,6 +279,8 @@ static void comparison(FILE *f, const report_ctx *ctx)
 
 int report_text(FILE *f, const report_ctx *ctx)
 {
+	if (ctx->has_diag)
+		diagnosis(f, ctx);
 	if (ctx->n > 1)
 		comparison(f, ctx);
 	for (size_t k = 0; k < ctx->n; k++) {

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include "blkreel/error.h"
 #include "blkreel/event.h"
+#include "blkreel/diagnosis.h"
 #include "blkreel/stats.h"
 
 enum br_phase {
@@ -138,6 +139,7 @@ typedef struct br_analysis_result {
 	const br_analysis_group *devices;   /* by device number */
 	const br_analysis_group *procs;     /* by bytes, largest first */
 	const br_analysis_range *ranges;    /* by bytes, largest first */
+	const br_diag_profile *profile;     /* what br_diagnose compares (blkreel/diagnosis.h) */
 } br_analysis_result;
 
 typedef struct br_analysis br_analysis;

@@ -1,0 +1,106 @@
+/* The diagnosis of a comparison: which pair is diagnosed, and the lines
+ * every output shows (text, Markdown, HTML; the JSON has its own array). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+int report_diagnose(report_ctx *ctx, br_error *err)
+{
+	if (ctx->n < 2)
+		return 0;
+	size_t a = 0, b = 1;
+	if (ctx->n > 2) { /* the fastest against the slowest */
+		a = ctx->cmp.tput_best;
+		b = a ? 0 : 1;
+		for (size_t k = 0; k < ctx->n; k++)
+			if (ctx->d[k].res->mbps < ctx->d[b].res->mbps)
+				b = k;
+	}
+	ctx->diag_idx[0] = a;
+	ctx->diag_idx[1] = b;
+	int rc = br_diagnose(ctx->d[a].res->profile, ctx->d[b].res->profile, ctx->d[a].trace->label,
+			     ctx->d[b].trace->label, &ctx->diag, err);
+	if (!rc)
+		ctx->has_diag = true;
+	return rc;
+}
+
+static const char *label(const report_ctx *ctx, size_t which)
+{
+	return ctx->d[ctx->diag_idx[which]].trace->label;
+}
+
+static void identity(const br_diagnosis *d, const char *better, const char *worse,
+		     report_line_fn fn, void *arg)
+{
+	char line[768];
+	char amp[160] = "";
+	if (!strcmp(d->outcome, "work"))
+		snprintf(amp, sizeof amp, "; per byte of work add %+.3f (amplification: %.2f vs %.2f device "
+					  "bytes per application byte) = ln %.2fx",
+			 d->amp_term, d->amp[1], d->amp[0], d->ratio);
+	snprintf(line, sizeof line,
+		 "device MB/s = U x N_busy x S / R: %s %.1f = %.3f x %.2f x %.1f KiB / %.3f ms; %s %.1f = %.3f x "
+		 "%.2f x %.1f KiB / %.3f ms. ln %.2fx = %.3f = %+.3f (U) %+.3f (N_busy) %+.3f (S) %+.3f "
+		 "(R) %+.3f (residual)%s; t over the slices: U %.1f, N_busy %.1f, S %.1f, R %.1f.",
+		 better, d->x[0], d->u[0], d->nbusy[0], d->s[0] / 1024, d->r[0] / 1e6, worse, d->x[1],
+		 d->u[1], d->nbusy[1], d->s[1] / 1024, d->r[1] / 1e6, d->x[1] > 0 ? d->x[0] / d->x[1] : 0,
+		 d->mbps_total,
+		 d->terms[0], d->terms[1], d->terms[2], d->terms[3], d->residual[0] - d->residual[1],
+		 amp, d->t_factor[0], d->t_factor[1], d->t_factor[2], d->t_factor[3]);
+	fn(arg, REPORT_DIAG_IDENTITY, line);
+}
+
+void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
+{
+	const br_diagnosis *d = &ctx->diag;
+	char line[768];
+	const char *better = label(ctx, d->better), *worse = label(ctx, d->worse);
+	for (size_t k = 0; k < d->nnotes; k++)
+		fn(arg, REPORT_DIAG_NOTE, d->notes[k]);
+	if (!d->significant) {
+		snprintf(line, sizeof line,
+			 "No significant difference: %s %.1f vs %s %.1f MB/s (%.2fx, t = %.1f over %zu "
+			 "time slices; a cause needs t >= %.1f and %.0f %% of the difference).",
+			 better, d->x[0], worse, d->x[1], d->ratio, fabs(d->t_outcome),
+			 ctx->d[ctx->diag_idx[0]].res->profile->nslices, BR_DIAG_T_MIN,
+			 100 * BR_DIAG_MIN_SHARE);
+		fn(arg, REPORT_DIAG_HEAD, line);
+		identity(d, better, worse, fn, arg);
+		return;
+	}
+	if (!strcmp(d->outcome, "latency"))
+		snprintf(line, sizeof line, "%s is slower per IO: mean Q2C %.3f ms vs %.3f ms (%.2fx, t = %.1f); "
+					    "throughput does not differ significantly. Why:",
+			 worse, d->q2c_mean[1] / 1e6, d->q2c_mean[0] / 1e6, d->ratio, d->t_outcome);
+	else if (!strcmp(d->outcome, "work"))
+		snprintf(line, sizeof line,
+			 "%s is slower: its applications got %.2f MB/s through against %.2f (%s %.2fx, t = "
+			 "%.1f over the time slices). Why:",
+			 worse, d->w[1], d->w[0], better, d->ratio, fabs(d->t_outcome));
+	else
+		snprintf(line, sizeof line, "%s is slower: %.1f vs %.1f MB/s (%s %.2fx, t = %.1f). Why:",
+			 worse, d->x[1], d->x[0], better, d->ratio, fabs(d->t_outcome));
+	fn(arg, REPORT_DIAG_HEAD, line);
+	for (size_t k = 0; k < d->ncauses; k++) {
+		const br_diag_cause *c = &d->causes[k];
+		snprintf(line, sizeof line, "%s (%s, %.0f %% of the difference): %s.", c->cause, c->factor,
+			 100 * c->share, c->evidence);
+		fn(arg, REPORT_DIAG_CAUSE, line);
+	}
+	if (!d->ncauses)
+		fn(arg, REPORT_DIAG_CAUSE, "no single cause reaches 5 % of the difference with significance.");
+	if (d->nagainst) {
+		fn(arg, REPORT_DIAG_AGAINST_HEAD, "Against that:");
+		for (size_t k = 0; k < d->nagainst; k++) {
+			const br_diag_cause *c = &d->against[k];
+			snprintf(line, sizeof line, "%s (%s, %.0f %% the other way): %s.", c->cause,
+				 c->factor, 100 * c->share, c->evidence);
+			fn(arg, REPORT_DIAG_AGAINST, line);
+		}
+	}
+	if (strcmp(d->outcome, "latency"))
+		identity(d, better, worse, fn, arg);
+}

@@ -133,8 +133,11 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 	if (t > d->last_t) {
 		/* the state between the previous event and this one */
 		uint64_t dt = t - d->last_t;
-		uint32_t pending = s->pt.live > s->cur_inflight ? s->pt.live - s->cur_inflight : 0;
-		if (!s->cur_inflight) {
+		/* as the events say now, less the IOs already known lost */
+		uint32_t raw = s->raw_inflight;
+		uint32_t inflight = raw > s->lost_open ? raw - s->lost_open : 0;
+		uint32_t pending = s->pt.live > raw ? s->pt.live - raw : 0;
+		if (!inflight) {
 			if (pending)
 				d->p.idle_held_ns += dt;
 			else if (d->last_c_flush)
@@ -149,7 +152,7 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 	}
 	unsigned code = br_event_code(ev);
 	if (code == __BLK_TA_QUEUE && ev->bytes) {
-		if (!s->cur_inflight && s->pt.live <= s->cur_inflight && d->gap_open) {
+		if (s->raw_inflight <= s->lost_open && s->pt.live <= s->raw_inflight && d->gap_open) {
 			d->p.idle_gaps++;
 			if (t - d->last_c <= CHAINED_NS)
 				d->p.idle_gaps_chained++;
@@ -172,7 +175,7 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 	} else if (code == __BLK_TA_REQUEUE) {
 		d->p.requeues++;
 	} else if (code == __BLK_TA_ISSUE && !ev->bytes && br_event_is_flush(ev)) {
-		d->p.depth_at_flush_sum += s->cur_inflight;
+		d->p.depth_at_flush_sum += s->raw_inflight > s->lost_open ? s->raw_inflight - s->lost_open : 0;
 	}
 }
 
@@ -232,8 +235,8 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 		sq->q2c += q2c;
 		sq->nq2c += nq;
 	}
-	if (!(r->flags & RQ_D))
-		return;
+	if (!(r->flags & RQ_D) || (r->flags & RQ_LOST))
+		return; /* a lost IO completing late is not in flight here either */
 	uint64_t from = r->d < c ? r->d : c;
 	double d2c = (double)(c - from);
 	busy_add(d, from, c);
@@ -278,7 +281,7 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 	}
 	d->nruns = 0;
 	p->span_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
-	p->lost_ios = t->never_completed;
+	p->lost_ios = t->lost_ios;
 	p->devices = (uint32_t)t->ndevices;
 	p->x_bytes = t->bytes[0] + t->bytes[1] + t->bytes[2];
 	/* per bio, as btt weighs them: the phases a bio's Q2C is made of */

@@ -38,6 +38,7 @@ void br_stats_free(br_stats *s)
 			free(s->b[i].lat);
 	free(s->b);
 	free(s->devs);
+	free(s->flog.e);
 	pair_destroy(&s->pt);
 	free(s);
 }
@@ -90,12 +91,8 @@ size_t stats_bucket_at(br_stats *s, uint64_t t)
 		coarsen(s);
 		idx = rel / s->width;
 	}
-	if (idx >= s->nb) {
-		/* buckets we skip over carry the in-flight count as their max */
-		for (size_t k = s->nb; k <= idx; k++)
-			s->b[k].inflight_max = s->cur_inflight;
+	if (idx >= s->nb) /* the in-flight sweep fills the max of buckets it passes */
 		s->nb = idx + 1;
-	}
 	if (t >= s->t.origin_ns) {
 		s->hit_lo = s->t.origin_ns + idx * s->width;
 		s->hit_hi = s->hit_lo + s->width;
@@ -255,8 +252,10 @@ int br_stats_finish(br_stats *s, br_error *err)
 	if (s->finished)
 		return 0;
 	s->finished = true;
-	if (s->started)
+	if (s->started) {
+		stats_flight_sweep(s, s->t.last_ns, true);
 		stats_inflight_advance(s, s->t.last_ns);
+	}
 	br_stats_totals *t = &s->t;
 	t->io_kind = t->kind_ios[BR_KIND_C] ? BR_KIND_C : t->kind_ios[BR_KIND_D] ? BR_KIND_D : BR_KIND_Q;
 	t->seek_kind = t->kind_ios[BR_KIND_D] ? BR_KIND_D : t->kind_ios[BR_KIND_Q] ? BR_KIND_Q : BR_KIND_C;

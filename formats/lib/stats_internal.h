@@ -23,6 +23,7 @@ enum {
 	RQ_TAIL = 32,    /* second half of a split: its G has no Q of its own */
 	RQ_FREE = 64,
 	RQ_FLUSH = 128,  /* a flush request ("D FN": flush, no data) */
+	RQ_LOST = 256,   /* issued, no completion within the lost limit: not in flight */
 };
 
 typedef struct pair_bio {
@@ -39,6 +40,7 @@ typedef struct pair_req {
 	uint64_t q, g, i, d;      /* q: Q of the request's own bio */
 	uint32_t dev, flags;
 	uint32_t aux;             /* a consumer's tag (the diagnosis: seek class + 1) */
+	uint64_t dpos;            /* its D in the in-flight log (valid with RQ_D) */
 	uint32_t bios, last_bio;  /* bio list (PAIR_NIL when empty) */
 	uint32_t next_s, next_e;  /* hash chains; next_s links the free list */
 } pair_req;
@@ -86,6 +88,28 @@ typedef struct stats_hooks {
 } stats_hooks;
 void stats_set_hooks(br_stats *s, const stats_hooks *h);
 
+/* ---- the in-flight log ----------------------------------------------------
+ * In-flight accounting runs behind the events by the lost limit: an issue
+ * enters the sweep only once it completed or once it stayed open longer
+ * than the limit (then it is lost, and never counts as in flight). Memory
+ * is what the trace issues and completes within the limit. */
+#define STATS_LOST_MIN_NS 1000000000ull   /* 1 s */
+#define STATS_LOST_MAX_NS 30000000000ull  /* 30 s */
+#define STATS_LOST_MARGIN 4               /* times the worst completed D2C so far */
+
+typedef struct flight_ev {
+	uint64_t t;
+	uint32_t req;             /* D: the request; C/R: unused */
+	int8_t delta;             /* +1 issue, -1 completion or requeue */
+	uint8_t done;             /* D: its completion or requeue came */
+} flight_ev;
+
+typedef struct flight_log {
+	flight_ev *e;
+	uint64_t head, tail;      /* absolute positions; [tail, head) are pending */
+	uint64_t cap;             /* a power of two */
+} flight_log;
+
 /* ---- time buckets --------------------------------------------------------- */
 typedef struct sbucket {
 	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
@@ -116,7 +140,11 @@ struct br_stats {
 	dev_state *devs;
 	size_t ndevs, devcap, lastdev;
 	uint64_t seeks[BR_KIND_COUNT], seek_cand[BR_KIND_COUNT];
-	/* in flight */
+	/* in flight: raw (as the events say) and swept (lost IOs left out) */
+	uint32_t raw_inflight;
+	uint32_t lost_open;       /* lost and still open: in raw_inflight, not in flight */
+	uint64_t worst_d2c;
+	flight_log flog;
 	uint32_t cur_inflight;
 	uint64_t last_change;
 	double area_total;
@@ -136,8 +164,15 @@ void stats_inflight_advance(br_stats *s, uint64_t t);
 /* Record the latencies of one completed request. 0 or BR_ENOMEM. */
 int stats_record_latency(br_stats *s, uint64_t t, bool has_d2c, uint64_t d2c,
 			 bool has_q2c, uint64_t q2c);
-/* One more (+1) or one fewer (-1) request in flight at absolute time t. */
+/* One more (+1) or one fewer (-1) request in flight at absolute time t
+ * (the sweep, from the in-flight log). */
 void stats_inflight_change(br_stats *s, uint64_t t, int delta);
+/* The in-flight log (stats_flight.c): request i issued at t; request i
+ * completed or requeued at t; sweep what is older than the lost limit
+ * (all of it when final). 0 or BR_ENOMEM. */
+int stats_flight_issue(br_stats *s, uint32_t i, uint64_t t);
+int stats_flight_end(br_stats *s, uint32_t i, uint64_t t);
+void stats_flight_sweep(br_stats *s, uint64_t now, bool final);
 /* Handle one event in the pairing state machine. 0, BR_ENOMEM or what a
  * hook returned. */
 int stats_pair_event(br_stats *s, const br_event *ev, br_error *err);

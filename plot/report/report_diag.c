@@ -22,8 +22,10 @@ int report_diagnose(report_ctx *ctx, br_error *err)
 	ctx->diag_idx[1] = b;
 	int rc = br_diagnose(ctx->d[a].res->profile, ctx->d[b].res->profile, ctx->d[a].trace->label,
 			     ctx->d[b].trace->label, &ctx->diag, err);
-	if (!rc)
+	if (!rc) {
 		ctx->has_diag = true;
+		br_cmp_sort_by_diagnosis(&ctx->cmp, &ctx->diag);
+	}
 	return rc;
 }
 

@@ -79,11 +79,13 @@ int report_run(const report_cli *cli, const char *argv0)
 		if (br_analysis_compare(res, ctx.n, &ctx.cmp, &err)) {
 			print_error(&err);
 			status = 1;
-		} else if (report_diagnose(&ctx, &err)) {
-			print_error(&err);
-			status = 1;
 		} else {
+			/* the sentences rank by ratio; the table then by contribution */
 			report_sentences(&ctx);
+			if (report_diagnose(&ctx, &err)) {
+				print_error(&err);
+				status = 1;
+			}
 		}
 	}
 	if (!status && cli->text && (report_text(stdout, &ctx) || fflush(stdout))) {

@@ -15,6 +15,7 @@
 
 #include "blkreel/reader.h"
 #include "blkreel/stats.h"
+#include "plain_flight.h"
 #include "testutil.h"
 
 #define MS 1000000ull
@@ -575,15 +576,15 @@ static const flush_case flush_cases[] = {
 		8, 13, 2, 2, 8 + 5, 2, 8, 0, 2, 0, 0,
 	},
 	{
-		/* A flush request left in flight at the end is counted as
-		 * never completed, and an empty C with nothing open anywhere
-		 * is an end record; a C with sectors and nothing open is an
-		 * orphan. In flight 0..6 of 6 us. */
+		/* A flush request left open at the end is counted as never
+		 * completed, and lost: never in flight (no fake queue); an
+		 * empty C with nothing open anywhere is an end record; a C with
+		 * sectors and nothing open is an orphan. */
 		"open flush, end record, orphan",
 		{ { 0, __BLK_TA_ISSUE, FN, 0, 0 },
 		  { 2, __BLK_TA_COMPLETE, WS, 5000, 0 },
 		  { 6, __BLK_TA_COMPLETE, W, 5000, 4096 } },
-		3, 6, 1, 0, 0, 0, 0, 1, 1, 1, 1,
+		3, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
 	},
 };
 
@@ -623,62 +624,37 @@ Test(stats, flushes_and_empty_completions)
 
 /* ---- the real samples ---------------------------------------------------------
  * The time-weighted in-flight average must equal a plain count, integrated
- * over time: +1 on every D, -1 on every R and on every C that carries
- * sectors or ends a flush request ("C FN"). That count needs no pairing at
- * all, so it catches pairing that leaves a request in flight forever or
- * ends one early. The captures start before their workloads, so no
+ * over time (plain_flight.h): +1 on every D, -1 on every R and on every C
+ * that carries sectors or ends a flush request ("C FN"), D's that no end
+ * takes left out. That count needs no pairing at all, so it catches
+ * pairing that leaves a request in flight forever or ends one early. The captures start before their workloads, so no
  * completion in them is a real orphan either. */
-typedef struct plain_count {
-	bool started;
-	uint32_t depth, max;
-	uint64_t first, last;
-	double area;
-} plain_count;
-
-static void plain_add(plain_count *p, const br_event *e)
-{
-	if (!p->started) {
-		p->started = true;
-		p->first = p->last = e->time;
-	}
-	if (e->time > p->last) {
-		p->area += (double)p->depth * (double)(e->time - p->last);
-		p->last = e->time;
-	}
-	unsigned code = br_event_code(e);
-	bool ends_flush = br_event_is_flush(e) && !br_event_is_write(e);
-	if (code == __BLK_TA_ISSUE)
-		p->depth++;
-	else if (((code == __BLK_TA_COMPLETE && (e->bytes || ends_flush)) ||
-		  code == __BLK_TA_REQUEUE) && p->depth)
-		p->depth--;
-	if (p->depth > p->max)
-		p->max = p->depth;
-}
-
 static void check_sample(const char *path)
 {
 	br_reader *r;
 	cr_assert_eq(br_reader_open(&r, &path, 1, NULL, &E), 0, "%s: %s", path, E.msg);
 	br_stats *s;
 	cr_assert_eq(br_stats_new(&s, NULL, &E), 0);
-	plain_count p = { 0 };
+	plain_flight p = { 0 };
 	br_event e;
 	int rc;
 	while ((rc = br_reader_next(r, &e, &E)) == 1) {
 		if (br_event_is_notify(&e))
 			continue;
-		plain_add(&p, &e);
+		pf_add(&p, &e);
 		cr_assert_eq(br_stats_add(s, &e, &E), 0, "%s: %s", path, E.msg);
 	}
 	cr_assert_eq(rc, 0, "%s: %s", path, E.msg);
 	cr_assert_eq(br_stats_finish(s, &E), 0);
 	const br_stats_totals *t = br_stats_get_totals(s);
-	double want = p.last > p.first ? p.area / (double)(p.last - p.first) : 0;
+	pf_finish(&p);
+	double want = p.avg;
 	cr_expect(fabs(t->inflight_avg - want) <= 0.005 * want, "%s: in flight %.4f, plain count %.4f",
 		  path, t->inflight_avg, want);
 	cr_expect_eq(t->inflight_max, p.max, "%s: in flight max %u, plain count %u", path,
 		     t->inflight_max, p.max);
+	cr_expect_eq(t->lost_ios, p.lost, "%s: %llu lost, plain %llu", path,
+		     (unsigned long long)t->lost_ios, (unsigned long long)p.lost);
 	cr_expect_eq(t->orphan_completions, 0, "%s: %llu orphan completions", path,
 		     (unsigned long long)t->orphan_completions);
 	br_stats_free(s);

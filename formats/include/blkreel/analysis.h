@@ -188,4 +188,13 @@ int br_analysis_compare(const br_analysis_result *const *res, size_t n, br_cmp *
 			br_error *err);
 void br_cmp_free(br_cmp *c);
 
+/* Re-sort the explanations (after throughput, IO/s and run time) by their
+ * contribution to the diagnosed difference (blkreel/diagnosis.h): each
+ * metric takes the size of the term of the factor it measures (device
+ * idle: U, queue depth: N_busy, size and bios per request: S, D2C: R,
+ * Q2C and phases: their share of the change in mean Q2C); score becomes
+ * that contribution, and metrics no term explains follow by their old
+ * score. */
+void br_cmp_sort_by_diagnosis(br_cmp *c, const br_diagnosis *d);
+
 #endif

@@ -39,6 +39,13 @@
  *    FUA writes complete once with their data, once empty), counted in
  *    empty_completions. An empty C never ends a request with sectors.
  *  - In flight: requests issued (D) and not yet completed (C) or requeued.
+ *    An issue that has no completion within the lost limit — 4 times the
+ *    worst D2C completed so far, at least 1 s, at most 30 s — or none by
+ *    the end of the trace is lost (lost_ios): a trace cut short, dropped
+ *    events or a partial per-CPU set would otherwise leave it "in flight"
+ *    to the end, a fake queue. Lost IOs are never in flight (depth, busy
+ *    time, the series); the accounting runs behind the events by the
+ *    limit, so memory holds what is issued within it.
  *  - Rates in a bucket are divided by the part of the bucket the trace
  *    covers, and a last bucket the trace covers only partly is folded into
  *    the one before it: no inflated last partial bucket. */
@@ -121,6 +128,9 @@ typedef struct br_stats_totals {
 	uint64_t queued, merged, splits, remaps, requeues, issued, completed;
 	uint64_t never_issued;         /* open at the end, never dispatched */
 	uint64_t never_completed;      /* open at the end, dispatched */
+	uint64_t lost_ios;             /* issued and not completed within the lost limit
+	                                  (see "In flight"): never counted in flight */
+	uint64_t late_completions;     /* of those, completed after all (still not in flight) */
 	uint64_t orphan_completions;   /* C with sectors matching no open IO */
 	uint64_t orphan_issues;        /* D matching no Q (counted, still paired to C),
 	                                  flush requests ("FN") included */

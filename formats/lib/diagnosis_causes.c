@@ -30,6 +30,9 @@ typedef struct ctx {
 	/* differences in what the stacks did, counted, not timed: no run-to-run
 	 * noise makes a flush per write out of none */
 	bool st_flush, st_size, st_merge, st_split, st_amp;
+	bool sched;                   /* only the slower stack runs an IO scheduler (I events) */
+	bool ra_window;               /* both read ahead, with windows far apart */
+	bool flush_each;              /* the slower one flushes at least every other write */
 	staged stage[8];              /* the mechanisms of one factor */
 	size_t nstage;
 } ctx;
@@ -156,6 +159,31 @@ static char *time_str(double ns, char *buf, size_t n)
 	return buf;
 }
 
+/* When the stacks differ in a way the events show (a scheduler on one
+ * only; read-ahead windows far apart), in-flight and idle time follow from
+ * it: say so in the evidence. */
+static void other_stack(ctx *c, char *ev, size_t size)
+{
+	char a1[32], a2[32];
+	const br_diag_profile *w = c->p[1], *b = c->p[0];
+	double idle_w = 100 * (1 - c->f[1].u), idle_b = 100 * (1 - c->f[0].u);
+	if (c->sched)
+		say(ev, size,
+		    "%s's requests go through an IO scheduler (%lu of %lu inserted, I2D avg %.1f us) and "
+		    "%s's do not; with it the device was idle %.1f %% vs %.1f %% of the run and had %.2f "
+		    "vs %.2f requests in flight while busy",
+		    c->lab[1], (unsigned long)w->phase_n[BR_DP_I2D], (unsigned long)w->n,
+		    w->phase_n[BR_DP_I2D] ? w->phase_sum[BR_DP_I2D] / (double)w->phase_n[BR_DP_I2D] / 1e3 : 0,
+		    c->lab[0], idle_w, idle_b, c->f[1].nbusy, c->f[0].nbusy);
+	else
+		say(ev, size,
+		    "read-ahead fetched %s per bio for %s against %s for %s, asynchronously: %.2f vs %.2f "
+		    "requests in flight while busy, idle %.1f %% vs %.1f %% of the run",
+		    size_str(b->q_bios ? (double)b->q_bytes / (double)b->q_bios : 0, a1, sizeof a1), c->lab[0],
+		    size_str(w->q_bios ? (double)w->q_bytes / (double)w->q_bios : 0, a2, sizeof a2), c->lab[1],
+		    c->f[0].nbusy, c->f[1].nbusy, idle_b, idle_w);
+}
+
 /* ---- U: idle time, by what the block layer held ---- */
 static void idle_terms(ctx *c, double term, bool sig)
 {
@@ -193,7 +221,10 @@ static void idle_terms(ctx *c, double term, bool sig)
 	    c->lab[1], 100 * part[1][2], 100 * part[0][2], c->lab[0],
 	    pct((double)w->idle_gaps_chained, (double)w->idle_gaps),
 	    pct((double)b->idle_gaps_chained, (double)b->idle_gaps));
-	add_term(c, "idle", "U", term * dpart[2] / dsum, sig, ev);
+	if (c->sched || c->ra_window)
+		other_stack(c, ev, sizeof ev);
+	add_term(c, c->sched ? "scheduler" : c->ra_window ? "readahead" : "idle", "U",
+		 term * dpart[2] / dsum, sig, ev);
 	say(ev, sizeof ev,
 	    "%s's device sat idle right after a flush completed for %.1f %% of the run against %.1f "
 	    "%% (%s): %lu vs %lu flushes, %.1f vs %.1f requests in flight when one was issued",
@@ -223,7 +254,10 @@ static void concurrency_term(ctx *c, double term, bool sig)
 	    "queued but not dispatched; %lu vs %lu flushes",
 	    c->f[1].nbusy, c->f[0].nbusy, c->lab[1], c->lab[0], pend[1], pend[0],
 	    (unsigned long)c->p[1]->n_flush, (unsigned long)c->p[0]->n_flush);
-	add_term(c, held ? "scheduler" : "concurrency", "N_busy", term, sig, ev);
+	if (c->sched || c->ra_window)
+		other_stack(c, ev, sizeof ev);
+	add_term(c, held || c->sched ? "scheduler" : c->ra_window ? "readahead" : "concurrency", "N_busy",
+		 term, sig, ev);
 }
 
 /* ---- S: bytes per request ---- */
@@ -320,7 +354,15 @@ static void service_terms(ctx *c, double term, bool sig)
 	double ins[2];
 	for (int j = 0; j < 2; j++)
 		ins[j] = c->p[j]->n ? (double)c->p[j]->phase_n[BR_DP_I2D] / (double)c->p[j]->n : 0;
-	if (ins[1] >= 0.5 && ins[0] < 0.05) {
+	if (c->flush_each && !c->sched) {
+		say(ev, sizeof ev,
+		    "%s issued %.2f flushes per write against %.2f (%s): a flush empties the device's "
+		    "write cache, and the same IO classes took %s vs %s at the device",
+		    c->lab[1], (double)w->n_flush / (double)(w->n ? w->n : 1),
+		    (double)b->n_flush / (double)(b->n ? b->n : 1), c->lab[0],
+		    time_str(rd[1] - ko.mix / 2, a1, sizeof a1), time_str(rd[0] + ko.mix / 2, a2, sizeof a2));
+		add_term(c, "flush", "R", td * ko.rate / delta, sig || c->st_flush, ev);
+	} else if (ins[1] >= 0.5 && ins[0] < 0.05) {
 		say(ev, sizeof ev,
 		    "%s's requests went through an IO scheduler (%.0f %% inserted, I2D avg %s) and %s's "
 		    "did not; the same IO classes took %s vs %s at the device",
@@ -468,6 +510,15 @@ static void structure(ctx *c)
 	c->st_merge = apart(per_rq[0], per_rq[1], STRUCTURAL_FACTOR);
 	c->st_split = fabs(sp[1] - sp[0]) >= 0.05;
 	c->st_amp = c->f[0].amp > 0 && c->f[1].amp > 0 && apart(c->f[0].amp, c->f[1].amp, 1.2);
+	double ins[2], ra[2];
+	for (int k = 0; k < 2; k++) {
+		const br_diag_profile *p = c->p[k];
+		ins[k] = p->n ? (double)p->phase_n[BR_DP_I2D] / (double)p->n : 0;
+		ra[k] = p->q_bytes ? (double)p->ra_bytes / (double)p->q_bytes : 0;
+	}
+	c->sched = ins[1] >= 0.5 && ins[0] < 0.05;
+	c->ra_window = ra[0] > 0.5 && ra[1] > 0.5 && apart(bio[0], bio[1], 4.0);
+	c->flush_each = c->st_flush && fl[1] >= 0.5;
 }
 
 static int by_share(const void *x, const void *y)
@@ -583,17 +634,18 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		concurrency_term(&c, out->terms[1], fabs(out->t_factor[1]) >= BR_DIAG_T_MIN);
 		flush_stage(&c);
 		/* bigger requests served proportionally slower (a device bound
-		 * by bandwidth): when S and R together point against the
-		 * outcome, request size did not help and only their net counts */
+		 * by bandwidth): when S and R point different ways, only their
+		 * net is the effect of request size, given to the larger one */
 		double ts = out->terms[2], tr = out->terms[3];
-		bool net_sr = ts * tr < 0 && ts + tr < 0;
-		size_terms(&c, net_sr ? ts + tr : ts, fabs(out->t_factor[2]) >= BR_DIAG_T_MIN);
+		bool net_sr = ts * tr < 0, s_side = fabs(ts) >= fabs(tr);
+		if (!net_sr || s_side)
+			size_terms(&c, net_sr ? ts + tr : ts, fabs(out->t_factor[2]) >= BR_DIAG_T_MIN);
 		flush_stage(&c);
 		/* a device's speed drifts from run to run: with few requests a
 		 * slower device cannot be told from a slower run */
 		bool enough = c.p[0]->n >= DIAG_MIN_RATE_REQUESTS && c.p[1]->n >= DIAG_MIN_RATE_REQUESTS;
-		if (!net_sr)
-			service_terms(&c, out->terms[3], enough && fabs(out->t_factor[3]) >= BR_DIAG_T_MIN);
+		if (!net_sr || !s_side)
+			service_terms(&c, net_sr ? ts + tr : tr, enough && fabs(out->t_factor[3]) >= BR_DIAG_T_MIN);
 		flush_stage(&c);
 		rank(out);
 		return 0;

@@ -53,7 +53,7 @@
 
 #define BR_DIAG_SLICES 16
 #define BR_DIAG_MIN_SHARE 0.05
-#define BR_DIAG_T_MIN 2.5
+#define BR_DIAG_T_MIN 3.0
 /* IO classes for the mix/rate split: direction (read, write) × size
  * (≤4 KiB, ≤16 KiB, ≤64 KiB, ≤256 KiB, more) × FUA/sync (no, yes) × seek
  * (sequential, ≤ 1 MiB away, farther). */

@@ -335,12 +335,8 @@ static void service_terms(ctx *c, double term, bool sig)
 	    (unsigned long)b->n_flush, time_str(w->n_flush ? w->d2c_flush / (double)w->n_flush : 0, a1, sizeof a1),
 	    time_str(b->n_flush ? b->d2c_flush / (double)b->n_flush : 0, a2, sizeof a2));
 	add_term(c, "flush", "R", k * t_flush, sig || c->st_flush, ev);
-	diag_ko_out ko;
-	diag_ko(w, b, &ko);
-	c->out->ko_mix = ko.mix;
-	c->out->ko_rate = ko.rate;
-	c->out->ko_mix_seek = ko.mix_seek;
-	c->out->ko_mix_size = ko.mix_size;
+	diag_ko_out ko = { .mix = c->out->ko_mix, .rate = c->out->ko_rate,
+			   .mix_seek = c->out->ko_mix_seek, .mix_size = c->out->ko_mix_size };
 	double delta = ko.mix + ko.rate, td = k * t_data;
 	if (fabs(delta) < 1e-9)
 		return;
@@ -590,6 +586,12 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		out->t_factor[k] = diag_welch(c.p[0], c.p[1], metric[k]);
 	out->t_outcome = diag_welch(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X);
 	latency_split(&c);
+	diag_ko_out ko;
+	diag_ko(c.p[1], c.p[0], &ko);
+	out->ko_mix = ko.mix;
+	out->ko_rate = ko.rate;
+	out->ko_mix_seek = ko.mix_seek;
+	out->ko_mix_size = ko.mix_size;
 	fairness(&c);
 	for (int k = 0; k < 2; k++)
 		if (fabs(c.f[k].residual) > 0.01)

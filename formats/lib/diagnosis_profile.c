@@ -147,7 +147,6 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 		} else {
 			d->p.pending_busy_area += (double)pending * (double)dt;
 		}
-		spread(d, d->last_t, t, offsetof(br_diag_slice, span), 1.0);
 		d->last_t = t;
 	}
 	unsigned code = br_event_code(ev);
@@ -164,7 +163,11 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 			d->p.ra_bios++;
 			d->p.ra_bytes += ev->bytes;
 		}
-		if (kernel_thread(ev->comm))
+		if (ev->comm != d->kcomm || !d->kcomm) { /* names are interned: one per pid */
+			d->kcomm = ev->comm;
+			d->kcomm_kernel = kernel_thread(ev->comm);
+		}
+		if (d->kcomm_kernel)
 			d->p.q_bytes_kernel += ev->bytes;
 		else
 			d->fine[slice_at(d, t)].app += (double)ev->bytes;
@@ -196,7 +199,7 @@ void diag_issued(diag_acc *d, br_stats *s, const br_event *ev)
 	if (!ev->bytes)
 		return;
 	uint64_t sec = ev->sector;
-	uint32_t i = pair_find_start(&s->pt, ev->device, sec, RQ_D, RQ_D, PAIR_NIL);
+	uint32_t i = s->last_issued;
 	diag_dev *x = dev_of(d, ev->device);
 	unsigned seek = 0;
 	if (x->seen) {
@@ -205,7 +208,7 @@ void diag_issued(diag_acc *d, br_stats *s, const br_event *ev)
 	}
 	x->seen = true;
 	x->last_end = sec + (ev->bytes >> 9);
-	if (i != PAIR_NIL)
+	if (i < s->pt.used && (s->pt.r[i].flags & RQ_D) && s->pt.r[i].start == sec)
 		s->pt.r[i].aux = seek + 1;
 }
 
@@ -217,19 +220,13 @@ static unsigned size_class(uint64_t bytes)
 void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t i,
 		   const br_event *ev)
 {
-	(void)s;
 	const pair_req *r = &t->r[i];
 	uint64_t c = ev->time;
 	d->last_c = c;
 	d->gap_open = true;
 	bool empty = r->end == r->start;
 	d->last_c_flush = empty && (r->flags & RQ_FLUSH);
-	double q2c = 0, nq = 0;
-	for (uint32_t k = r->bios; k != PAIR_NIL; k = t->b[k].next)
-		if (t->b[k].flags & BIO_Q) {
-			q2c += (double)(c > t->b[k].q ? c - t->b[k].q : 0);
-			nq++;
-		}
+	double q2c = s->done_q2c_sum, nq = (double)s->done_q2c_n;
 	if (nq) {
 		br_diag_slice *sq = &d->fine[slice_at(d, c)];
 		sq->q2c += q2c;
@@ -294,6 +291,13 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 	}
 	p->q2c_sum = phase[BR_PHASE_Q2C].sum;
 	p->q2c_bios = phase[BR_PHASE_Q2C].count;
+	/* each fine slice's span: its part of [first, last event] */
+	for (size_t k = 0; k < d->nfine; k++) {
+		uint64_t lo = d->origin + k * d->width, hi = lo + d->width;
+		if (hi > d->last_t)
+			hi = d->last_t;
+		d->fine[k].span = hi > lo ? (double)(hi - lo) : 0;
+	}
 	/* fold the fine slices into BR_DIAG_SLICES equal ones (fewer on
 	 * short traces: at least two fine slices each) */
 	size_t nf = d->nfine, ns = nf / 2 < BR_DIAG_SLICES ? nf / 2 : BR_DIAG_SLICES;

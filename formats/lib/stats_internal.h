@@ -152,6 +152,9 @@ struct br_stats {
 	uint64_t idle_periods, idle_max;  /* inner stretches with nothing in flight */
 	bool was_busy;
 	pair_table pt;
+	uint32_t last_issued;     /* the request the last D issued (for hooks) */
+	double done_q2c_sum;      /* the completing request's per-bio Q2C, summed (for hooks) */
+	uint64_t done_q2c_n;
 	stats_hooks hooks;
 	int hook_rc;              /* what a hook returned, for br_stats_add */
 };

@@ -89,15 +89,19 @@ static int on_complete(br_stats *s, const br_event *ev)
 	/* Q2C per request from the earliest Q it holds (its own bio's, a
 	 * merged bio's, or a split head's); per bio, btt style, from each */
 	uint64_t q = has_q ? r->q : UINT64_MAX;
+	s->done_q2c_sum = 0;
+	s->done_q2c_n = 0;
 	for (uint32_t k = r->bios; k != PAIR_NIL; k = t->b[k].next) {
 		const pair_bio *b = &t->b[k];
 		if (!(b->flags & BIO_Q))
 			continue;
 		if (b->q < q)
 			q = b->q;
-		s->t.q2c_bio_sum_ns += (double)delta(c, b->q);
-		s->t.q2c_bios++;
+		s->done_q2c_sum += (double)delta(c, b->q);
+		s->done_q2c_n++;
 	}
+	s->t.q2c_bio_sum_ns += s->done_q2c_sum;
+	s->t.q2c_bios += s->done_q2c_n;
 	has_q = q != UINT64_MAX;
 	uint64_t q2c = has_q ? delta(c, q) : 0;
 	int rc = 0;
@@ -199,6 +203,7 @@ static int on_issue(br_stats *s, const br_event *ev)
 		i = len ? pair_find_start(t, ev->device, sec, RQ_D, RQ_D, PAIR_NIL) : PAIR_NIL;
 		if (i != PAIR_NIL) {
 			t->r[i].d = ev->time;
+			s->last_issued = i;
 			return 0;
 		}
 		i = pair_new(t, ev->device, sec, sec + len);
@@ -213,6 +218,7 @@ static int on_issue(br_stats *s, const br_event *ev)
 		s->t.orphan_issues++;
 	t->r[i].flags |= RQ_D | (fn ? RQ_FLUSH : 0);
 	t->r[i].d = ev->time;
+	s->last_issued = i;
 	return stats_flight_issue(s, i, ev->time);
 }
 

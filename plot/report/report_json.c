@@ -118,11 +118,13 @@ static void trace(FILE *f, const report_data *d, unsigned top)
 	num(f, r->merge_ratio);
 	fprintf(f, ",\n     \"pairing\": {\"queued\": %llu, \"merged\": %llu, \"splits\": %llu, \"remaps\": %llu, "
 		"\"requeues\": %llu, \"issued\": %llu, \"completed\": %llu, \"never_issued\": %llu, "
-		"\"never_completed\": %llu, \"orphan_completions\": %llu, \"orphan_issues\": %llu},\n",
+		"\"never_completed\": %llu, \"lost_ios\": %llu, \"late_completions\": %llu, "
+		"\"orphan_completions\": %llu, \"orphan_issues\": %llu},\n",
 		(unsigned long long)t->queued, (unsigned long long)t->merged, (unsigned long long)t->splits,
 		(unsigned long long)t->remaps, (unsigned long long)t->requeues, (unsigned long long)t->issued,
 		(unsigned long long)t->completed, (unsigned long long)t->never_issued,
-		(unsigned long long)t->never_completed, (unsigned long long)t->orphan_completions,
+		(unsigned long long)t->never_completed, (unsigned long long)t->lost_ios,
+		(unsigned long long)t->late_completions, (unsigned long long)t->orphan_completions,
 		(unsigned long long)t->orphan_issues);
 	fprintf(f, "     \"unmatched_completions\": %llu, \"end_of_bio_records\": %llu,\n",
 		(unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);

@@ -52,6 +52,11 @@ static void summary(FILE *f, const report_data *d)
 	if (r->empty_completions)
 		fprintf(f, " (and %llu empty end-of-bio records)", (unsigned long long)r->empty_completions);
 	fputc('\n', f);
+	if (t->lost_ios)
+		fprintf(f, "  lost          %llu IOs issued with no completion (%llu of them completed late): "
+			   "left out of queue depth, idle and busy time, and the diagnosis, which would "
+			   "otherwise count them in flight to the end\n",
+			(unsigned long long)t->lost_ios, (unsigned long long)t->late_completions);
 	fprintf(f, "  latency       per request (as blkreel-plot draws it): D2C p50 %s p99 %s, Q2C p50 %s p99 %s\n",
 		report_ms((double)br_hist_quantile(&t->d2c, 0.5), b1, sizeof b1),
 		report_ms((double)br_hist_quantile(&t->d2c, 0.99), b2, sizeof b2),

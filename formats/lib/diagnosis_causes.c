@@ -214,13 +214,17 @@ static void idle_terms(ctx *c, double term, bool sig)
 		dpart[0] = dpart[1] = 0;
 		dpart[2] = dsum = 1;
 	}
+	char who[96] = "";
+	if (w->gap_ender_n)
+		snprintf(who, sizeof who, "; %s queued first after %.0f %% of them", w->gap_ender,
+			 pct((double)w->gap_ender_n, (double)w->idle_gaps));
 	say(ev, sizeof ev,
 	    "%s's device was idle %.1f %% of the run against %.1f %% (%s) with nothing queued; "
 	    "%.0f %% vs %.0f %% of its idle gaps ended by a Q within 100 us of the last completion "
-	    "(a dependency chain), the rest host think time",
+	    "(a dependency chain), the rest host think time%s",
 	    c->lab[1], 100 * part[1][2], 100 * part[0][2], c->lab[0],
 	    pct((double)w->idle_gaps_chained, (double)w->idle_gaps),
-	    pct((double)b->idle_gaps_chained, (double)b->idle_gaps));
+	    pct((double)b->idle_gaps_chained, (double)b->idle_gaps), who);
 	if (c->sched || c->ra_window)
 		other_stack(c, ev, sizeof ev);
 	add_term(c, c->sched ? "scheduler" : c->ra_window ? "readahead" : "idle", "U",
@@ -236,7 +240,18 @@ static void idle_terms(ctx *c, double term, bool sig)
 	    "requests sat queued but not dispatched while %s's device was idle for %.1f %% of the run "
 	    "against %.1f %% (%s): the block layer held them (plugging, scheduler)",
 	    c->lab[1], 100 * part[1][0], 100 * part[0][0], c->lab[0]);
-	add_term(c, "scheduler", "U", term * dpart[0] / dsum, sig, ev);
+	/* a requeued request waits, queued, for its next dispatch */
+	double rq[2];
+	for (int k = 0; k < 2; k++)
+		rq[k] = c->p[k]->n ? (double)c->p[k]->requeues / (double)c->p[k]->n : 0;
+	bool requeue = rq[1] >= 0.01 && rq[1] > 2 * rq[0];
+	if (requeue)
+		say(ev, sizeof ev,
+		    "the driver handed %lu of %s's requests back (%.1f %% vs %.1f %% of %s's): they sat "
+		    "queued, not dispatched, while the device was idle for %.1f %% of the run against %.1f %%",
+		    (unsigned long)w->requeues, c->lab[1], 100 * rq[1], 100 * rq[0], c->lab[0],
+		    100 * part[1][0], 100 * part[0][0]);
+	add_term(c, requeue ? "requeue" : "scheduler", "U", term * dpart[0] / dsum, sig, ev);
 	(void)idle_w;
 	(void)idle_b;
 }

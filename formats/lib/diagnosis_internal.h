@@ -33,6 +33,7 @@ typedef struct diag_acc {
 	diag_run runs[DIAG_RUNS]; /* a ring, oldest at run0 */
 	size_t run0, nruns;
 	uint64_t runs_floor;      /* before it, busy time is final */
+	struct { const char *comm; uint64_t n; } enders[8]; /* who ended idle gaps */
 	const char *kcomm;        /* the last process name looked at, and whether */
 	bool kcomm_kernel;        /* it is a kernel thread */
 	diag_dev devs[8];

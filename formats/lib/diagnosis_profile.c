@@ -8,6 +8,7 @@
 #include "blkreel/analysis.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define FIRST_WIDTH 1000000ull    /* 1 ms */
@@ -122,6 +123,25 @@ static bool kernel_thread(const char *comm)
 	return false;
 }
 
+/* Names are interned by the reader (one pointer per name): a few slots,
+ * the least counted one reused when full. */
+static void count_ender(diag_acc *d, const char *comm)
+{
+	if (!comm)
+		return;
+	size_t n = sizeof d->enders / sizeof d->enders[0], low = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (d->enders[k].comm == comm) {
+			d->enders[k].n++;
+			return;
+		}
+		if (d->enders[k].n < d->enders[low].n)
+			low = k;
+	}
+	d->enders[low].comm = comm;
+	d->enders[low].n = 1;
+}
+
 void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 {
 	uint64_t t = ev->time;
@@ -155,6 +175,7 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 			d->p.idle_gaps++;
 			if (t - d->last_c <= CHAINED_NS)
 				d->p.idle_gaps_chained++;
+			count_ender(d, ev->comm);
 			d->gap_open = false;
 		}
 		d->p.q_bios++;
@@ -291,6 +312,14 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 	}
 	p->q2c_sum = phase[BR_PHASE_Q2C].sum;
 	p->q2c_bios = phase[BR_PHASE_Q2C].count;
+	size_t top = 0;
+	for (size_t k = 1; k < sizeof d->enders / sizeof d->enders[0]; k++)
+		if (d->enders[k].n > d->enders[top].n)
+			top = k;
+	if (d->enders[top].comm) {
+		snprintf(p->gap_ender, sizeof p->gap_ender, "%s", d->enders[top].comm);
+		p->gap_ender_n = d->enders[top].n;
+	}
 	/* each fine slice's span: its part of [first, last event] */
 	for (size_t k = 0; k < d->nfine; k++) {
 		uint64_t lo = d->origin + k * d->width, hi = lo + d->width;

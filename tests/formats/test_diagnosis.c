@@ -29,6 +29,7 @@ typedef struct job {
 	unsigned jitter_pct;    /* service and think vary by up to this much */
 	uint32_t seed;
 	unsigned drop_c_every;  /* > 0: lose the C of every k-th IO */
+	uint64_t requeue_ns;    /* > 0: the driver hands each IO back at once, and it waits this long */
 	double cut_at;          /* > 0: stop the trace at this fraction of its events */
 } job;
 
@@ -88,6 +89,11 @@ static void build(const job *j, trace *t)
 			uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
 			put(t, now, BLK_TA_QUEUE | w, sec, bytes, 100 + s);
 			put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
+			if (j->requeue_ns) {
+				put(t, now + 200, BLK_TA_REQUEUE | w, sec, bytes, 100 + s);
+				now += 100 + j->requeue_ns;
+				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
+			}
 			uint64_t c = now + 100 + svc;
 			if (j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1)
 				t->dropped++;
@@ -334,4 +340,15 @@ Test(diagnosis, missing_completions_are_not_in_flight)
 		  (unsigned long long)r->totals->lost_ios);
 	cr_expect(r->qd_avg <= 8.0);
 	br_analysis_free(a);
+}
+
+/* B's driver hands every request back once and it waits 100 us, queued,
+ * before its next dispatch: requeue, in U. */
+Test(diagnosis, requeued_requests_are_requeue)
+{
+	job a = base, b = base;
+	b.requeue_ns = 100 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "requeue", "U", 1);
 }

@@ -84,6 +84,8 @@ typedef struct br_diag_profile {
 	uint64_t idle_host_ns;        /* idle, nothing queued otherwise */
 	uint64_t idle_gaps;           /* idle stretches ended by a new Q */
 	uint64_t idle_gaps_chained;   /* ... whose Q came within 100 us of the last C */
+	char gap_ender[16];           /* the process whose Q ended most idle gaps */
+	uint64_t gap_ender_n;         /* how many it ended */
 	double pending_busy_area;     /* ∫ queued-not-dispatched dt while busy */
 	uint64_t x_bytes;             /* every completed byte (br_stats' throughput) */
 	uint64_t bytes, n;            /* data requests paired D→C */

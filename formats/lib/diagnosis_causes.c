@@ -568,6 +568,14 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	diag_fac fa, fb;
 	diag_factors(a, &fa);
 	diag_factors(b, &fb);
+	if (!a->n || !b->n) {
+		/* issue-only formats, or no completions captured: no D→C */
+		out->outcome = "none";
+		note(out, "%s has no data request both issued (D) and completed (C): the diagnosis needs "
+			  "both",
+		     !a->n ? label_a : label_b);
+		return 0;
+	}
 	bool work = fa.w > 0 && fb.w > 0;
 	bool a_better = work ? fa.w >= fb.w : fa.x >= fb.x;
 	out->outcome = work ? "work" : "throughput";

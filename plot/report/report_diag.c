@@ -62,6 +62,16 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 	const char *better = label(ctx, d->better), *worse = label(ctx, d->worse);
 	for (size_t k = 0; k < d->nnotes; k++)
 		fn(arg, REPORT_DIAG_NOTE, d->notes[k]);
+	if (!strcmp(d->outcome, "none"))
+		return; /* the note says why */
+	if (!d->significant && ctx->d[ctx->diag_idx[0]].res->profile->nslices < 3) {
+		snprintf(line, sizeof line,
+			 "No significant difference can be shown: the traces are too short to cut into "
+			 "time slices (%s %.1f vs %s %.1f MB/s).",
+			 better, d->x[0], worse, d->x[1]);
+		fn(arg, REPORT_DIAG_HEAD, line);
+		return;
+	}
 	if (!d->significant) {
 		snprintf(line, sizeof line,
 			 "No significant difference: %s %.1f vs %s %.1f MB/s (%.2fx, t = %.1f over %zu "

@@ -127,7 +127,8 @@ typedef struct br_diag_cause {
 typedef struct br_diagnosis {
 	size_t better, worse;         /* 0 = A, 1 = B */
 	bool significant;             /* the outcome differs beyond the slices' noise */
-	const char *outcome;          /* "work" (application bytes per second), "throughput"
+	const char *outcome;          /* "none" (a trace without D→C pairs: nothing to diagnose),
+	                                 "work" (application bytes per second), "throughput"
 	                                 (device MB/s, when the work cannot be told apart from
 	                                 journal and writeback) or "latency" */
 	double w[2];                  /* application MB/s */

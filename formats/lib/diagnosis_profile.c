@@ -156,7 +156,8 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 		/* as the events say now, less the IOs already known lost */
 		uint32_t raw = s->raw_inflight;
 		uint32_t inflight = raw > s->lost_open ? raw - s->lost_open : 0;
-		uint32_t pending = s->pt.live > raw ? s->pt.live - raw : 0;
+		uint32_t waiting = raw + s->stale_pending;
+		uint32_t pending = s->pt.live > waiting ? s->pt.live - waiting : 0;
 		if (!inflight) {
 			if (pending)
 				d->p.idle_held_ns += dt;
@@ -171,7 +172,8 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 	}
 	unsigned code = br_event_code(ev);
 	if (code == __BLK_TA_QUEUE && ev->bytes) {
-		if (s->raw_inflight <= s->lost_open && s->pt.live <= s->raw_inflight && d->gap_open) {
+		if (s->raw_inflight <= s->lost_open && s->pt.live <= s->raw_inflight + s->stale_pending &&
+		    d->gap_open) {
 			d->p.idle_gaps++;
 			if (t - d->last_c <= CHAINED_NS)
 				d->p.idle_gaps_chained++;

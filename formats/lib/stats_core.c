@@ -39,6 +39,7 @@ void br_stats_free(br_stats *s)
 	free(s->b);
 	free(s->devs);
 	free(s->flog.e);
+	free(s->qlog.e);
 	pair_destroy(&s->pt);
 	free(s);
 }

@@ -10,9 +10,8 @@
 
 #include <stdlib.h>
 
-static int push(br_stats *s, uint64_t t, uint32_t req, int delta, uint64_t *pos)
+static int push_to(flight_log *l, uint64_t t, uint32_t req, int delta, uint64_t *pos)
 {
-	flight_log *l = &s->flog;
 	if (l->head - l->tail == l->cap) {
 		uint64_t nc = l->cap ? l->cap * 2 : 4096;
 		flight_ev *n = malloc(nc * sizeof *n);
@@ -29,6 +28,31 @@ static int push(br_stats *s, uint64_t t, uint32_t req, int delta, uint64_t *pos)
 	if (pos)
 		*pos = p;
 	return 0;
+}
+
+static int push(br_stats *s, uint64_t t, uint32_t req, int delta, uint64_t *pos)
+{
+	return push_to(&s->flog, t, req, delta, pos);
+}
+
+int stats_queue_add(br_stats *s, uint32_t i, uint64_t t)
+{
+	return push_to(&s->qlog, t, i, +1, &s->pt.r[i].qpos);
+}
+
+void stats_queue_done(br_stats *s, uint32_t i)
+{
+	pair_req *r = &s->pt.r[i];
+	if (r->flags & RQ_STALE) {
+		r->flags &= ~(uint32_t)RQ_STALE;
+		if (s->stale_pending)
+			s->stale_pending--;
+		return;
+	}
+	flight_log *l = &s->qlog;
+	if ((r->flags & RQ_Q) && r->qpos >= l->tail && r->qpos < l->head &&
+	    l->e[r->qpos & (l->cap - 1)].req == i)
+		l->e[r->qpos & (l->cap - 1)].done = 1;
 }
 
 int stats_flight_issue(br_stats *s, uint32_t i, uint64_t t)
@@ -64,10 +88,32 @@ static uint64_t lost_limit(const br_stats *s)
 	return lim < STATS_LOST_MIN_NS ? STATS_LOST_MIN_NS : lim > STATS_LOST_MAX_NS ? STATS_LOST_MAX_NS : lim;
 }
 
+/* Requests queued longer than the limit without an issue are not waiting
+ * for the block layer: their D is missing from the trace. */
+static void queue_sweep(br_stats *s, uint64_t now, uint64_t lim)
+{
+	flight_log *l = &s->qlog;
+	while (l->tail < l->head) {
+		flight_ev *e = &l->e[l->tail & (l->cap - 1)];
+		if (e->t + lim > now)
+			break;
+		l->tail++;
+		if (e->done)
+			continue;
+		pair_req *r = &s->pt.r[e->req];
+		if (!(r->flags & (RQ_FREE | RQ_D | RQ_STALE)) && r->qpos == l->tail - 1) {
+			r->flags |= RQ_STALE;
+			s->stale_pending++;
+		}
+	}
+}
+
 void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 {
 	flight_log *l = &s->flog;
 	uint64_t lim = lost_limit(s);
+	if (!final)
+		queue_sweep(s, now, lim);
 	while (l->tail < l->head) {
 		flight_ev *e = &l->e[l->tail & (l->cap - 1)];
 		if (!final && e->t + lim > now)

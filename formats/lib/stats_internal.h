@@ -24,6 +24,7 @@ enum {
 	RQ_FREE = 64,
 	RQ_FLUSH = 128,  /* a flush request ("D FN": flush, no data) */
 	RQ_LOST = 256,   /* issued, no completion within the lost limit: not in flight */
+	RQ_STALE = 512,  /* queued, not issued within the lost limit: not waiting either */
 };
 
 typedef struct pair_bio {
@@ -41,6 +42,7 @@ typedef struct pair_req {
 	uint32_t dev, flags;
 	uint32_t aux;             /* a consumer's tag (the diagnosis: seek class + 1) */
 	uint64_t dpos;            /* its D in the in-flight log (valid with RQ_D) */
+	uint64_t qpos;            /* its Q in the queue log */
 	uint32_t bios, last_bio;  /* bio list (PAIR_NIL when empty) */
 	uint32_t next_s, next_e;  /* hash chains; next_s links the free list */
 } pair_req;
@@ -145,6 +147,8 @@ struct br_stats {
 	uint32_t lost_open;       /* lost and still open: in raw_inflight, not in flight */
 	uint64_t worst_d2c;
 	flight_log flog;
+	flight_log qlog;          /* Q of requests not yet issued, by the same limit */
+	uint32_t stale_pending;   /* queued, never issued within the limit (RQ_STALE) */
 	uint32_t cur_inflight;
 	uint64_t last_change;
 	double area_total;
@@ -176,6 +180,10 @@ void stats_inflight_change(br_stats *s, uint64_t t, int delta);
 int stats_flight_issue(br_stats *s, uint32_t i, uint64_t t);
 int stats_flight_end(br_stats *s, uint32_t i, uint64_t t);
 void stats_flight_sweep(br_stats *s, uint64_t now, bool final);
+/* The queue log: request i queued at t; request i issued, merged away or
+ * ended without issue (no longer waiting). 0 or BR_ENOMEM. */
+int stats_queue_add(br_stats *s, uint32_t i, uint64_t t);
+void stats_queue_done(br_stats *s, uint32_t i);
 /* Handle one event in the pairing state machine. 0, BR_ENOMEM or what a
  * hook returned. */
 int stats_pair_event(br_stats *s, const br_event *ev, br_error *err);

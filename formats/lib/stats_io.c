@@ -109,6 +109,8 @@ static int on_complete(br_stats *s, const br_event *ev)
 		rc = s->hooks.complete(s->hooks.arg, t, i, ev);
 	if (has_d && stats_flight_end(s, i, c))
 		rc = BR_ENOMEM;
+	if (!has_d)
+		stats_queue_done(s, i);
 	pair_free(t, i);
 	if (rc) {
 		if (rc != BR_ENOMEM)
@@ -128,6 +130,7 @@ static void on_merge(br_stats *s, const br_event *ev, bool back)
 		return;
 	uint32_t into = back ? pair_find_end(t, ev->device, sec, RQ_D, 0, bio)
 			     : pair_find_start(t, ev->device, sec + len, RQ_D, 0, bio);
+	stats_queue_done(s, bio);
 	if (into == PAIR_NIL) { /* joined a request we never saw */
 		pair_free(t, bio);
 		return;
@@ -216,6 +219,8 @@ static int on_issue(br_stats *s, const br_event *ev)
 	 * explain D2C counts with this number */
 	if (!(t->r[i].flags & RQ_Q))
 		s->t.orphan_issues++;
+	else
+		stats_queue_done(s, i);
 	t->r[i].flags |= RQ_D | (fn ? RQ_FLUSH : 0);
 	t->r[i].d = ev->time;
 	s->last_issued = i;
@@ -241,6 +246,8 @@ static int on_event(br_stats *s, const br_event *ev)
 			return BR_ENOMEM;
 		t->r[i].flags = RQ_Q;
 		t->r[i].q = ev->time;
+		if (stats_queue_add(s, i, ev->time))
+			return BR_ENOMEM;
 		return pair_bio_add(t, i, ev->time, ev->pid, BIO_Q);
 	case __BLK_TA_GETRQ:
 		i = pair_find_start(t, ev->device, sec, RQ_D | RQ_G, 0, PAIR_NIL);

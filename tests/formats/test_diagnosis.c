@@ -30,6 +30,7 @@ typedef struct job {
 	uint32_t seed;
 	unsigned drop_c_every;  /* > 0: lose the C of every k-th IO */
 	uint64_t requeue_ns;    /* > 0: the driver hands each IO back at once, and it waits this long */
+	bool lose_first_d;      /* the first IO's D and C are missing (its Q stays) */
 	double cut_at;          /* > 0: stop the trace at this fraction of its events */
 } job;
 
@@ -88,14 +89,16 @@ static void build(const job *j, trace *t)
 			uint64_t svc = jit(&seed, second ? j->service2_ns : j->service_ns, j->jitter_pct);
 			uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
 			put(t, now, BLK_TA_QUEUE | w, sec, bytes, 100 + s);
-			put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
+			bool lost = j->lose_first_d && io == 0;
+			if (!lost)
+				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
 			if (j->requeue_ns) {
 				put(t, now + 200, BLK_TA_REQUEUE | w, sec, bytes, 100 + s);
 				now += 100 + j->requeue_ns;
 				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
 			}
 			uint64_t c = now + 100 + svc;
-			if (j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1)
+			if (lost || (j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1))
 				t->dropped++;
 			else
 				put(t, c, BLK_TA_COMPLETE | w, sec, bytes, 0);
@@ -351,4 +354,26 @@ Test(diagnosis, requeued_requests_are_requeue)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	expect_first(&d, "requeue", "U", 1);
+}
+
+/* The first IO's D and C are missing (a partial set): its Q would sit
+ * "queued, not dispatched" to the end and make every idle gap look held by
+ * the block layer. Past the lost limit (1 s here) it is not waiting
+ * either: of 2.4 s of think time, at most the first second is held. */
+Test(diagnosis, a_queued_io_never_issued_does_not_hold_the_device)
+{
+	job j = base;
+	j.jitter_pct = 0;
+	j.n = 20000;
+	j.service_ns = 20 * US;
+	j.think_ns = 100 * US;
+	j.lose_first_d = true;
+	br_analysis *a = analyse(&j, NULL);
+	const br_diag_profile *p = br_analysis_get(a)->profile;
+	double idle = (double)(p->idle_held_ns + p->idle_host_ns + p->idle_flush_ns);
+	cr_expect(idle > 2.0e9, "idle %.0f ns", idle);
+	cr_expect((double)p->idle_held_ns < 1.05e9, "held %llu ns", (unsigned long long)p->idle_held_ns);
+	cr_expect(p->idle_host_ns > 1.0e9, "host %llu ns", (unsigned long long)p->idle_host_ns);
+	cr_expect_eq(br_analysis_get(a)->totals->never_issued, 1);
+	br_analysis_free(a);
 }

@@ -17,8 +17,11 @@
  * grow with trace length: only IOs in flight, one entry per device, per
  * process and per offset range are kept. Throughput, IOPS, seeks, the
  * per-request D2C/Q2C percentiles, queue depth average/maximum and the
- * pairing counts come from br_stats unchanged, so plot and report agree to
- * the digit. The library never prints or exits.
+ * pairing counts come from br_stats unchanged, and the phases below are
+ * read from br_stats' own pairing (the one engine, through a completion
+ * hook), so plot, replay and report agree by construction. Each result
+ * also holds the trace's diagnosis profile (blkreel/diagnosis.h). The
+ * library never prints or exits.
  *
  * Phases, as btt defines them (each recorded when the IO completes, so a
  * requeued IO counts its last insert and dispatch only):

@@ -615,6 +615,8 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	out->ko_rate = ko.rate;
 	out->ko_mix_seek = ko.mix_seek;
 	out->ko_mix_size = ko.mix_size;
+	out->ko_q2c_mix = ko.q2c_mix;
+	out->ko_q2c_rate = ko.q2c_rate;
 	fairness(&c);
 	for (int k = 0; k < 2; k++)
 		if (fabs(c.f[k].residual) > 0.01)
@@ -693,6 +695,11 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			out->significant = true;
 			out->ratio = c.f[1].q2c / c.f[0].q2c;
 			out->t_outcome = fabs(t);
+			diag_ko(c.p[1], c.p[0], &ko);
+			out->ko_mix = ko.mix;
+			out->ko_rate = ko.rate;
+			out->ko_q2c_mix = ko.q2c_mix;
+			out->ko_q2c_rate = ko.q2c_rate;
 			latency_split(&c);
 			latency_terms(&c, true);
 			rank(out);

@@ -1,7 +1,8 @@
 /* The numbers behind a diagnosis: the factors of MB/s = U · N_busy · S / R
  * for a trace and for each of its time slices, the Welch t of a factor
  * between two traces over their slices, and the Kitagawa–Oaxaca split of
- * a change in mean service time into mix and rate (blkreel/diagnosis.h). */
+ * a change in mean service time (or Q2C) into mix and rate
+ * (blkreel/diagnosis.h). */
 #include "diagnosis_internal.h"
 
 #include <math.h>
@@ -83,20 +84,29 @@ double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)
  * class to its group (< ngroups). Δ = mean_w − mean_b = mix + rate with
  * mix = Σ Δp_g (r_w,g + r_b,g)/2 and rate = Σ Δr_g (p_w,g + p_b,g)/2; a
  * group one trace lacks takes the other's rate (no rate effect there). */
+static void class_of(const br_diag_class *c, bool q2c, double *n, double *sum)
+{
+	*n = q2c ? (double)c->q2c_n : (double)c->n;
+	*sum = q2c ? c->q2c_sum : c->d2c_sum;
+}
+
 static void ko(const br_diag_profile *w, const br_diag_profile *b, unsigned (*group)(unsigned),
-	       unsigned ngroups, double *mix, double *rate)
+	       unsigned ngroups, bool q2c, double *mix, double *rate)
 {
 	double nw[BR_DIAG_CLASSES] = { 0 }, sw[BR_DIAG_CLASSES] = { 0 };
 	double nb[BR_DIAG_CLASSES] = { 0 }, sb[BR_DIAG_CLASSES] = { 0 };
 	double tw = 0, tb = 0;
 	for (unsigned k = 0; k < BR_DIAG_CLASSES; k++) {
 		unsigned g = group(k);
-		nw[g] += (double)w->cls[k].n;
-		sw[g] += w->cls[k].d2c_sum;
-		nb[g] += (double)b->cls[k].n;
-		sb[g] += b->cls[k].d2c_sum;
-		tw += (double)w->cls[k].n;
-		tb += (double)b->cls[k].n;
+		double n, sum;
+		class_of(&w->cls[k], q2c, &n, &sum);
+		nw[g] += n;
+		sw[g] += sum;
+		tw += n;
+		class_of(&b->cls[k], q2c, &n, &sum);
+		nb[g] += n;
+		sb[g] += sum;
+		tb += n;
 	}
 	*mix = *rate = 0;
 	if (tw <= 0 || tb <= 0)
@@ -120,7 +130,8 @@ static unsigned g_size(unsigned k) { return k / BR_DIAG_SEEKS; }
 void diag_ko(const br_diag_profile *w, const br_diag_profile *b, diag_ko_out *o)
 {
 	double rate;
-	ko(w, b, g_all, BR_DIAG_CLASSES, &o->mix, &o->rate);
-	ko(w, b, g_seek, BR_DIAG_SEEKS, &o->mix_seek, &rate);
-	ko(w, b, g_size, BR_DIAG_CLASSES / BR_DIAG_SEEKS, &o->mix_size, &rate);
+	ko(w, b, g_all, BR_DIAG_CLASSES, false, &o->mix, &o->rate);
+	ko(w, b, g_seek, BR_DIAG_SEEKS, false, &o->mix_seek, &rate);
+	ko(w, b, g_size, BR_DIAG_CLASSES / BR_DIAG_SEEKS, false, &o->mix_size, &rate);
+	ko(w, b, g_all, BR_DIAG_CLASSES, true, &o->q2c_mix, &o->q2c_rate);
 }

@@ -72,6 +72,7 @@ double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m);
 typedef struct diag_ko_out {
 	double mix, rate;          /* ns of mean data D2C, worse − better */
 	double mix_seek, mix_size; /* mix over seek classes only, over size/direction only */
+	double q2c_mix, q2c_rate;  /* the same split of mean Q2C per bio */
 } diag_ko_out;
 void diag_ko(const br_diag_profile *worse, const br_diag_profile *better, diag_ko_out *o);
 

@@ -285,6 +285,8 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 			     BR_DIAG_SEEKS + seek;
 	d->p.cls[k].n++;
 	d->p.cls[k].d2c_sum += d2c;
+	d->p.cls[k].q2c_n += s->done_q2c_n;
+	d->p.cls[k].q2c_sum += s->done_q2c_sum;
 	br_diag_slice *sl = &d->fine[slice_at(d, c)];
 	sl->bytes += (double)bytes;
 	sl->n += 1;

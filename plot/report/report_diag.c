@@ -113,6 +113,18 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 			fn(arg, REPORT_DIAG_AGAINST, line);
 		}
 	}
-	if (strcmp(d->outcome, "latency"))
+	if (strcmp(d->outcome, "latency")) {
 		identity(d, better, worse, fn, arg);
+		return;
+	}
+	snprintf(line, sizeof line,
+		 "mean Q2C %.1f us vs %.1f us: %+.1f us; by IO class (direction, size, FUA/sync, seek) "
+		 "%+.1f us from the mix of classes, %+.1f us from their rates; by phase Q2G %+.1f, G2I "
+		 "%+.1f, Q2M %+.1f, I2D %+.1f, M2D %+.1f, D2C %+.1f us (residual %+.1f us).",
+		 d->q2c_mean[1] / 1e3, d->q2c_mean[0] / 1e3, (d->q2c_mean[1] - d->q2c_mean[0]) / 1e3,
+		 d->ko_q2c_mix / 1e3, d->ko_q2c_rate / 1e3, d->phase_delta[BR_DP_Q2G] / 1e3,
+		 d->phase_delta[BR_DP_G2I] / 1e3, d->phase_delta[BR_DP_Q2M] / 1e3,
+		 d->phase_delta[BR_DP_I2D] / 1e3, d->phase_delta[BR_DP_M2D] / 1e3,
+		 d->phase_delta[BR_DP_D2C] / 1e3, d->q2c_residual / 1e3);
+	fn(arg, REPORT_DIAG_IDENTITY, line);
 }

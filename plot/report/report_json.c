@@ -315,6 +315,10 @@ static void diagnosis(FILE *f, const report_ctx *ctx)
 	num(f, d->ko_mix);
 	fprintf(f, ", \"d2c_rate_ns\": ");
 	num(f, d->ko_rate);
+	fprintf(f, ", \"q2c_mix_ns\": ");
+	num(f, d->ko_q2c_mix);
+	fprintf(f, ", \"q2c_rate_ns\": ");
+	num(f, d->ko_q2c_rate);
 	fprintf(f, "}}");
 }
 

@@ -31,6 +31,7 @@ typedef struct job {
 	unsigned drop_c_every;  /* > 0: lose the C of every k-th IO */
 	uint64_t requeue_ns;    /* > 0: the driver hands each IO back at once, and it waits this long */
 	bool lose_first_d;      /* the first IO's D and C are missing (its Q stays) */
+	uint64_t interval_ns;   /* > 0: open loop, a Q every interval whatever completes */
 	double cut_at;          /* > 0: stop the trace at this fraction of its events */
 } job;
 
@@ -109,7 +110,8 @@ static void build(const job *j, trace *t)
 				c += 100 + j->flush_ns;
 			}
 			sec += bytes >> 9;
-			now = c + jit(&seed, j->think_ns, j->jitter_pct);
+			now = j->interval_ns ? (k + 1) * j->interval_ns + s * 1000
+					     : c + jit(&seed, j->think_ns, j->jitter_pct);
 		}
 	}
 	qsort(t->e, t->n, sizeof *t->e, by_time);
@@ -296,6 +298,9 @@ Test(diagnosis, mix_and_rate_split_exactly)
 	cr_expect_float_eq(d.ko_mix + d.ko_rate, -200.0 * US, 1e-3, "mix %.3f rate %.3f", d.ko_mix,
 			   d.ko_rate);
 	cr_expect(fabs(d.ko_rate) < 1e-3, "rate %.6f", d.ko_rate);
+	/* Q2C is D2C plus the same 100 ns Q→D in every class: the same split */
+	cr_expect_float_eq(d.ko_q2c_mix + d.ko_q2c_rate, -200.0 * US, 1e-3);
+	cr_expect(fabs(d.ko_q2c_rate) < 1e-3, "rate %.6f", d.ko_q2c_rate);
 	br_analysis_free(x);
 	br_analysis_free(y);
 }
@@ -376,4 +381,20 @@ Test(diagnosis, a_queued_io_never_issued_does_not_hold_the_device)
 	cr_expect(p->idle_host_ns > 1.0e9, "host %llu ns", (unsigned long long)p->idle_host_ns);
 	cr_expect_eq(br_analysis_get(a)->totals->never_issued, 1);
 	br_analysis_free(a);
+}
+
+/* Open loop, a write every 500 us in both: the same throughput, but B's
+ * device takes 300 us instead of 100. The outcome is latency, and D2C is
+ * its phase: service_time. */
+Test(diagnosis, same_throughput_slower_per_io_is_latency)
+{
+	job a = base, b = base;
+	a.interval_ns = b.interval_ns = 500 * US;
+	b.service_ns = 300 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_assert_str_eq(d.outcome, "latency");
+	expect_first(&d, "service_time", "D2C", 1);
+	cr_expect_float_eq(d.q2c_mean[1] - d.q2c_mean[0], 200.0 * US, 0.05 * 200 * US);
+	cr_expect(fabs(d.q2c_residual) < 1e-6 * 200 * US, "residual %.3f", d.q2c_residual);
 }

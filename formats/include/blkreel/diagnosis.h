@@ -66,6 +66,8 @@ enum br_diag_phase { BR_DP_Q2G, BR_DP_G2I, BR_DP_Q2M, BR_DP_I2D, BR_DP_M2D, BR_D
 typedef struct br_diag_class {
 	uint64_t n;
 	double d2c_sum;               /* ns */
+	uint64_t q2c_n;               /* bios with a Q in requests of this class */
+	double q2c_sum;
 } br_diag_class;
 
 typedef struct br_diag_slice {
@@ -148,6 +150,8 @@ typedef struct br_diagnosis {
 	double q2c_residual;
 	/* Kitagawa–Oaxaca on mean data D2C (ns): mix + rate = Δ */
 	double ko_mix, ko_rate, ko_mix_seek, ko_mix_size;
+	/* the same on mean Q2C per bio (the latency outcome) */
+	double ko_q2c_mix, ko_q2c_rate;
 	size_t ncauses, nagainst, nnotes;
 	br_diag_cause causes[BR_DIAG_MAX_CAUSES];   /* by share, highest first */
 	br_diag_cause against[BR_DIAG_MAX_CAUSES];

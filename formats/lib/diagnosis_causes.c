@@ -316,7 +316,7 @@ static void size_terms(ctx *c, double term, bool sig)
 		    c->lab[1], size_str(app[1], a1, sizeof a1), size_str(app[0], a2, sizeof a2),
 		    c->lab[0], size_str(c->f[1].s, a3, sizeof a3), size_str(c->f[0].s, a4, sizeof a4));
 	add_term(c, by_ra ? "readahead" : "io_size", "S", k * (t_app + t_rest), sig || c->st_size, ev);
-	say(ev, sizeof ev, "%.2f vs %.2f bios per request (%s vs %s): %lu vs %lu merges of %lu vs %lu bios",
+	say(ev, sizeof ev, "%.2f vs %.2f bios per data request (%s vs %s): %lu vs %lu merges of %lu vs %lu bios",
 	    merge[1], merge[0], c->lab[1], c->lab[0], (unsigned long)c->p[1]->merges,
 	    (unsigned long)c->p[0]->merges, (unsigned long)c->p[1]->q_bios,
 	    (unsigned long)c->p[0]->q_bios);

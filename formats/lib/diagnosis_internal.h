@@ -1,5 +1,6 @@
 /* Private parts of the diagnosis: the per-trace profile accumulator that
- * br_analysis feeds (diagnosis_profile.c). */
+ * br_analysis feeds (diagnosis_profile.c), and the comparison (diagnosis_identity.c, diagnosis_say.c,
+ * diagnosis_terms.c, diagnosis_causes.c). */
 #ifndef BLKREEL_DIAGNOSIS_INTERNAL_H
 #define BLKREEL_DIAGNOSIS_INTERNAL_H
 
@@ -75,5 +76,53 @@ typedef struct diag_ko_out {
 	double q2c_mix, q2c_rate;  /* the same split of mean Q2C per bio */
 } diag_ko_out;
 void diag_ko(const br_diag_profile *worse, const br_diag_profile *better, diag_ko_out *o);
+
+/* ---- the comparison, taken apart (diagnosis_say.c, diagnosis_terms.c,
+ * diagnosis_causes.c) ---- */
+typedef struct staged {
+	const char *cause, *factor;
+	double term;
+	bool sig;
+	char evidence[320];
+} staged;
+
+typedef struct diag_ctx {
+	const br_diag_profile *p[2];  /* [0] better, [1] worse */
+	const char *lab[2];
+	diag_fac f[2];
+	br_diagnosis *out;
+	/* differences in what the stacks did, counted, not timed: no run-to-run
+	 * noise makes a flush per write out of none */
+	bool st_flush, st_size, st_merge, st_split, st_amp;
+	bool sched;                   /* only the slower stack runs an IO scheduler (I events) */
+	bool ra_window;               /* both read ahead, with windows far apart */
+	bool flush_each;              /* the slower one flushes at least every other write */
+	staged stage[8];              /* the mechanisms of one factor */
+	size_t nstage;
+} diag_ctx;
+
+double dx_ratio_ln(double a, double b);
+double dx_pct(double part, double whole);
+void dx_say(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note said before the causes (fairness, residual, lost IOs). */
+void dx_note(br_diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A mechanism of the factor at hand, staged; dx_flush_stage commits the
+ * factor's mechanisms (netted when they point different ways). */
+void dx_add_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
+		 const char *evidence);
+void dx_commit_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
+		    const char *evidence);
+void dx_flush_stage(diag_ctx *c);
+char *dx_size_str(double bytes, char *buf, size_t n);
+char *dx_time_str(double ns, char *buf, size_t n);
+/* Each factor's mechanisms (diagnosis_terms.c); term: the factor's share
+ * of ln(better/worse), sig: whether its slices differ beyond noise. */
+void dx_idle_terms(diag_ctx *c, double term, bool sig);
+void dx_concurrency_term(diag_ctx *c, double term, bool sig);
+void dx_size_terms(diag_ctx *c, double term, bool sig);
+void dx_service_terms(diag_ctx *c, double term, bool sig);
+/* Mean Q2C per bio and each phase's part of its change; phases as causes. */
+void dx_latency_split(diag_ctx *c);
+void dx_latency_terms(diag_ctx *c, bool sig);
 
 #endif

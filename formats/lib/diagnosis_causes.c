@@ -22,8 +22,13 @@ static void fairness(diag_ctx *c)
 	const br_diag_profile *w = c->p[1], *b = c->p[0];
 	if (w->devices != b->devices)
 		dx_note(d, "different devices: %s saw %u, %s %u; the decomposition is over all of each "
-			"trace's devices",
+			"trace's devices (-d MAJ,MIN diagnoses one)",
 		     c->lab[1], w->devices, c->lab[0], b->devices);
+	else if (w->devices > 1)
+		dx_note(d, "%u devices in each trace (a stack, or several disks): the decomposition is "
+			"over all of them, a remapped IO counted where it completes (-d MAJ,MIN diagnoses "
+			"one)",
+		     w->devices);
 	double app[2], wr[2];
 	for (int k = 0; k < 2; k++) {
 		const br_diag_profile *p = c->p[k];

@@ -44,7 +44,7 @@ static void identity(const br_diagnosis *d, const char *better, const char *wors
 					  "bytes per application byte) = ln %.2fx",
 			 d->amp_term, d->amp[1], d->amp[0], d->ratio);
 	snprintf(line, sizeof line,
-		 "device MB/s = U x N_busy x S / R: %s %.1f = %.3f x %.2f x %.1f KiB / %.3f ms; %s %.1f = %.3f x "
+		 "device MB/s = U x N_busy x S / R: %s %.3g = %.3f x %.2f x %.1f KiB / %.3f ms; %s %.3g = %.3f x "
 		 "%.2f x %.1f KiB / %.3f ms. ln %.2fx = %.3f = %+.3f (U) %+.3f (N_busy) %+.3f (S) %+.3f "
 		 "(R) %+.3f (residual)%s; t over the slices: U %.1f, N_busy %.1f, S %.1f, R %.1f.",
 		 better, d->x[0], d->u[0], d->nbusy[0], d->s[0] / 1024, d->r[0] / 1e6, worse, d->x[1],
@@ -67,14 +67,14 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 	if (!d->significant && ctx->d[ctx->diag_idx[0]].res->profile->nslices < 3) {
 		snprintf(line, sizeof line,
 			 "No significant difference can be shown: the traces are too short to cut into "
-			 "time slices (%s %.1f vs %s %.1f MB/s).",
+			 "time slices (%s %.3g vs %s %.3g MB/s).",
 			 better, d->x[0], worse, d->x[1]);
 		fn(arg, REPORT_DIAG_HEAD, line);
 		return;
 	}
 	if (!d->significant) {
 		snprintf(line, sizeof line,
-			 "No significant difference: %s %.1f vs %s %.1f MB/s (%.2fx, t = %.1f over %zu "
+			 "No significant difference: %s %.3g vs %s %.3g MB/s (%.2fx, t = %.1f over %zu "
 			 "time slices; a cause needs t >= %.1f and %.0f %% of the difference).",
 			 better, d->x[0], worse, d->x[1], d->ratio, fabs(d->t_outcome),
 			 ctx->d[ctx->diag_idx[0]].res->profile->nslices, BR_DIAG_T_MIN,
@@ -93,7 +93,7 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 			 "%.1f over the time slices). Why:",
 			 worse, d->w[1], d->w[0], better, d->ratio, fabs(d->t_outcome));
 	else
-		snprintf(line, sizeof line, "%s is slower: %.1f vs %.1f MB/s (%s %.2fx, t = %.1f). Why:",
+		snprintf(line, sizeof line, "%s is slower: %.3g vs %.3g MB/s (%s %.2fx, t = %.1f). Why:",
 			 worse, d->x[1], d->x[0], better, d->ratio, fabs(d->t_outcome));
 	fn(arg, REPORT_DIAG_HEAD, line);
 	for (size_t k = 0; k < d->ncauses; k++) {

@@ -43,9 +43,10 @@ static void fairness(diag_ctx *c)
 		dx_note(d, "different work: %s wrote %.0f %% of its bytes, %s %.0f %%", c->lab[1], wr[1],
 		     c->lab[0], wr[0]);
 	if (c->f[0].w > 0 && c->f[1].w > 0) {
-		dx_note(d, "different work: applications queued %.2f MB/s in %s against %.2f MB/s in %s; "
-			"compared per byte of that work",
-		     c->f[1].w, c->lab[1], c->f[0].w, c->lab[0]);
+		if (fabs(log(c->f[0].w / c->f[1].w)) > log(1 + WORK_DIFF))
+			dx_note(d, "different work: applications queued %.3g MB/s in %s against %.3g MB/s "
+				   "in %s; compared per byte of that work",
+				c->f[1].w, c->lab[1], c->f[0].w, c->lab[0]);
 	} else {
 		dx_note(d, "the work cannot be told apart from journal and writeback (applications queued "
 			"%.0f %% and %.0f %% of the bytes): device MB/s is compared",

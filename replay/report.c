@@ -45,21 +45,21 @@ void report_compute(const replay_result *r, fidelity *f)
 	f->duration_s = (double)r->duration_ns / 1e9;
 	f->drift_pct = f->span_s > 0 ? (f->duration_s - f->span_s) / f->span_s * 100.0 : 0;
 
-	hist abs;
-	hist_init(&abs);
-	hist_merge(&abs, &st->late);
-	hist_merge(&abs, &st->early);
-	f->err_p50 = hist_quantile(&abs, 0.50);
-	f->err_p90 = hist_quantile(&abs, 0.90);
-	f->err_p99 = hist_quantile(&abs, 0.99);
-	f->err_p999 = hist_quantile(&abs, 0.999);
+	br_hist abs;
+	br_hist_clear(&abs);
+	br_hist_merge(&abs, &st->late);
+	br_hist_merge(&abs, &st->early);
+	f->err_p50 = br_hist_quantile(&abs, 0.50);
+	f->err_p90 = br_hist_quantile(&abs, 0.90);
+	f->err_p99 = br_hist_quantile(&abs, 0.99);
+	f->err_p999 = br_hist_quantile(&abs, 0.999);
 	f->err_max = abs.count ? abs.max : 0;
 	f->pct_early = pct(st->early.count, abs.count);
-	f->pct_10us = pct(hist_count_le(&abs, 10000), abs.count);
-	f->pct_100us = pct(hist_count_le(&abs, 100000), abs.count);
-	f->pct_1ms = pct(hist_count_le(&abs, 1000000), abs.count);
-	f->gap_p50 = hist_quantile(&st->gap_err, 0.5);
-	f->gap_p99 = hist_quantile(&st->gap_err, 0.99);
+	f->pct_10us = pct(br_hist_count_le(&abs, 10000), abs.count);
+	f->pct_100us = pct(br_hist_count_le(&abs, 100000), abs.count);
+	f->pct_1ms = pct(br_hist_count_le(&abs, 1000000), abs.count);
+	f->gap_p50 = br_hist_quantile(&st->gap_err, 0.5);
+	f->gap_p99 = br_hist_quantile(&st->gap_err, 0.99);
 	f->gap_max = st->gap_err.count ? st->gap_err.max : 0;
 	windows(st, f);
 
@@ -69,8 +69,8 @@ void report_compute(const replay_result *r, fidelity *f)
 	f->trace_inflight_avg = p->trace_inflight_avg;
 	for (int d = 0; d < 2; d++) {
 		f->lat[d].n = st->lat[d].count;
-		f->lat[d].p50 = hist_quantile(&st->lat[d], 0.5);
-		f->lat[d].p99 = hist_quantile(&st->lat[d], 0.99);
+		f->lat[d].p50 = br_hist_quantile(&st->lat[d], 0.5);
+		f->lat[d].p99 = br_hist_quantile(&st->lat[d], 0.99);
 		f->lat[d].max = st->lat[d].count ? st->lat[d].max : 0;
 	}
 	f->cpu_us_per_io = f->issued ? r->cpu_s * 1e6 / (double)f->issued : 0;

@@ -7,11 +7,11 @@
 int stats_init(replay_stats *s, uint64_t span_ns)
 {
 	memset(s, 0, sizeof *s);
-	hist_init(&s->late);
-	hist_init(&s->early);
-	hist_init(&s->gap_err);
-	hist_init(&s->lat[0]);
-	hist_init(&s->lat[1]);
+	br_hist_clear(&s->late);
+	br_hist_clear(&s->early);
+	br_hist_clear(&s->gap_err);
+	br_hist_clear(&s->lat[0]);
+	br_hist_clear(&s->lat[1]);
 	s->nwin = span_ns / STATS_WINDOW_NS + 2;
 	s->win_target = calloc(s->nwin, sizeof *s->win_target);
 	s->win_actual = calloc(s->nwin, sizeof *s->win_actual);
@@ -43,14 +43,14 @@ void stats_issue(replay_stats *s, const replay_io *io)
 	s->issued[io->it.kind]++;
 	s->issued_bytes[io->it.kind] += io->it.len;
 	if (io->t_issue >= io->t_target)
-		hist_add(&s->late, io->t_issue - io->t_target);
+		br_hist_add(&s->late, io->t_issue - io->t_target);
 	else
-		hist_add(&s->early, io->t_target - io->t_issue);
+		br_hist_add(&s->early, io->t_target - io->t_issue);
 	if (s->prev_issue) {
 		int64_t got = (int64_t)(io->t_issue - s->prev_issue);
 		int64_t want = (int64_t)(io->t_target - s->prev_target);
 		int64_t d = got - want;
-		hist_add(&s->gap_err, (uint64_t)(d < 0 ? -d : d));
+		br_hist_add(&s->gap_err, (uint64_t)(d < 0 ? -d : d));
 	}
 	s->prev_issue = io->t_issue;
 	s->prev_target = io->t_target;
@@ -96,7 +96,7 @@ void stats_complete(replay_stats *s, const replay_io *io, int res, uint64_t t_do
 		return;
 	}
 	if (k == RK_READ)
-		hist_add(&s->lat[0], lat);
+		br_hist_add(&s->lat[0], lat);
 	else if (k == RK_WRITE)
-		hist_add(&s->lat[1], lat);
+		br_hist_add(&s->lat[1], lat);
 }

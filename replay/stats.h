@@ -9,7 +9,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "hist.h"
+#include "blkreel/stats.h" /* br_hist */
 #include "io.h"
 
 #define STATS_WINDOW_NS 100000000ull
@@ -18,9 +18,9 @@ typedef struct replay_stats {
 	/* issue side */
 	uint64_t issued[RK_COUNT];
 	uint64_t issued_bytes[RK_COUNT];
-	hist late;          /* issue − target when ≥ 0 */
-	hist early;         /* target − issue when > 0 */
-	hist gap_err;       /* |(issue − previous issue) − (target − previous target)| */
+	br_hist late;          /* issue − target when ≥ 0 */
+	br_hist early;         /* target − issue when > 0 */
+	br_hist gap_err;       /* |(issue − previous issue) − (target − previous target)| */
 	uint64_t prev_issue, prev_target;
 	uint64_t last_issue;
 	uint32_t *win_target, *win_actual;
@@ -33,7 +33,7 @@ typedef struct replay_stats {
 	uint64_t completed[RK_COUNT];
 	uint64_t failed[RK_COUNT];
 	uint64_t short_io;
-	hist lat[2];        /* read, write latency (issue → completion) */
+	br_hist lat[2];        /* read, write latency (issue → completion) */
 	long double busy_ns;/* Σ latency of every IO: average in-flight = busy / duration */
 	uint64_t last_done;
 	int first_errno;

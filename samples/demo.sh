@@ -44,3 +44,12 @@ echo
 echo "== $PLOT $(printf '%q ' "${args[@]}")-o demo.png   (the figure: offsets, throughput, seeks, IOPS, latency, queue depth, stats)"
 "$PLOT" -q "${args[@]}" -o demo.png
 echo "demo: wrote $(pwd)/demo.png"
+
+# two traces of one workload: why the slower one is slower (the report's diagnosis)
+report=bin/blkreel-report
+if [[ -x $report && ${args[0]} == -t && ${#args[@]} -ge 8 && ${args[4]} == -t ]]; then
+	echo
+	echo "== $report -l ${args[3]} ${args[1]} -l ${args[7]} ${args[5]}   (the diagnosis)"
+	"$report" --no-progress -l "${args[3]}" "${args[1]}" -l "${args[7]}" "${args[5]}" |
+		sed -n '/^== Diagnosis/,/^$/p'
+fi

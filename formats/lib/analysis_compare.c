@@ -147,3 +147,38 @@ void br_cmp_free(br_cmp *c)
 	free(c->m);
 	memset(c, 0, sizeof(*c));
 }
+
+static double contribution(const char *key, const br_diagnosis *d)
+{
+	static const struct {
+		const char *key;
+		int term; /* 0..3: U, N_busy, S, R; 4: Q2C; 5+p: latency phase p */
+	} map[] = {
+		{ "idle_pct", 0 }, { "qd_avg", 1 }, { "io_kib", 2 }, { "merge_ratio", 2 },
+		{ "d2c_avg_ms", 3 }, { "d2c_p50_ms", 3 }, { "d2c_p99_ms", 3 }, { "q2c_avg_ms", 4 },
+		{ "q2c_p50_ms", 4 }, { "q2c_p99_ms", 4 }, { "i2d_avg_ms", 5 + BR_DP_I2D },
+		{ "q2g_avg_ms", 5 + BR_DP_Q2G },
+	};
+	double q2c = fabs(d->q2c_mean[1] - d->q2c_mean[0]);
+	for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+		if (strcmp(map[k].key, key))
+			continue;
+		int t = map[k].term;
+		if (t < 4)
+			return fabs(d->terms[t]) / (fabs(d->mbps_total) + 1e-12);
+		if (t == 4)
+			return q2c > 0 ? 1.0 : 0.0;
+		return q2c > 0 ? fabs(d->phase_delta[t - 5]) / q2c : 0.0;
+	}
+	return -1;
+}
+
+void br_cmp_sort_by_diagnosis(br_cmp *c, const br_diagnosis *d)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		double v = contribution(c->m[i].key, d);
+		/* unexplained metrics after every explained one, in their order */
+		c->m[i].score = v >= 0 ? 1000.0 + v : c->m[i].score;
+	}
+	qsort(c->m, c->nmetrics, sizeof *c->m, by_score);
+}

@@ -39,10 +39,8 @@ int br_analysis_new(br_analysis **out, const br_analysis_opts *opts, br_error *e
 		free(a);
 		return rc;
 	}
-	if (an_table_init(&a->t)) {
-		br_analysis_free(a);
-		return nomem(err);
-	}
+	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .complete = an_life_complete });
+	diag_init(&a->diag);
 	for (int p = 0; p < BR_PHASE_COUNT; p++)
 		br_hist_clear(&a->phase[p]);
 	*out = a;
@@ -54,7 +52,6 @@ void br_analysis_free(br_analysis *a)
 	if (!a)
 		return;
 	br_stats_free(a->stats);
-	an_table_destroy(&a->t);
 	an_groups_free(&a->devs);
 	an_groups_free(&a->procs);
 	free(a->ranges);
@@ -112,13 +109,9 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 {
 	if (br_event_is_notify(ev) || !wanted(a, ev))
 		return 0;
-	int rc = br_stats_add(a->stats, ev, err);
-	if (rc)
-		return rc;
 	if (!a->started) {
 		a->started = true;
 		a->first = ev->time;
-		a->depth_since = ev->time;
 	}
 	if (ev->time > a->last)
 		a->last = ev->time;
@@ -139,14 +132,19 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 		if (an_range_add(a, ev, kind))
 			return nomem(err);
 	}
-	rc = an_life_event(a, ev);
-	if (rc == BR_ENOMEM)
-		return br_error_set(err, BR_ENOMEM, 0, NULL, -1,
-				    "analysis: out of memory (%u IOs open)", a->t.live);
-	if (rc)
+	/* the shared pairing runs last, so a completion's hook sees this
+	 * event's counts above; the diagnosis reads its state before */
+	diag_event(&a->diag, a->stats, ev);
+	int rc = br_stats_add(a->stats, ev, err);
+	if (!rc && code == __BLK_TA_ISSUE)
+		diag_issued(&a->diag, a->stats, ev);
+	if (rc && a->bio_rc) {
+		rc = a->bio_rc;
+		a->bio_rc = 0;
 		return br_error_set(err, rc, 0, NULL, -1, "analysis: the per-IO consumer stopped (%s)",
 				    br_strerror(rc));
-	return 0;
+	}
+	return rc;
 }
 
 static void group_out(an_group *g, int kind)
@@ -211,7 +209,6 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 	int rc = br_stats_finish(a->stats, err);
 	if (rc)
 		return rc;
-	an_depth_finish(a);
 	br_analysis_result *r = &a->res;
 	const br_stats_totals *t = br_stats_get_totals(a->stats);
 	r->totals = t;
@@ -226,35 +223,31 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 		r->seeks_per_s = (double)t->seeks / r->span_s;
 	}
 	memcpy(r->phase, a->phase, sizeof(r->phase));
-	r->orphan_completions = a->orphan_c;
-	r->empty_completions = a->empty_c;
-	r->open_queued = r->open_issued = 0;
-	for (uint32_t i = 0; i < a->t.used; i++) {
-		uint32_t f = a->t.r[i].flags;
-		if (f & RQ_FREE)
-			continue;
-		if (f & RQ_D)
-			r->open_issued++;
-		else
-			r->open_queued++;
-	}
+	r->orphan_completions = t->orphan_completions;
+	r->empty_completions = t->empty_completions;
+	r->open_queued = t->never_issued;
+	r->open_issued = t->never_completed;
 	memcpy(r->seek_fwd, a->fwd[sk], sizeof(r->seek_fwd));
 	memcpy(r->seek_back, a->back[sk], sizeof(r->seek_back));
 	r->seq_fraction = t->seek_candidates
 		? (double)(t->seek_candidates - t->seeks) / (double)t->seek_candidates : 0.0;
 	r->merge_ratio = t->issued ? (double)t->queued / (double)t->issued : 0.0;
 	r->has_completions = t->kind_ios[BR_KIND_C] > 0 || t->completed > 0;
-	memcpy(r->qd_ns, a->qd_ns, sizeof(r->qd_ns));
-	r->qd_avg = span ? a->depth_area / (double)span : 0.0;
-	r->qd_max = a->depth_max;
-	r->idle_ns = a->qd_ns[0];
-	r->idle_periods = a->idle_periods;
-	r->idle_max_ns = a->idle_max;
+	const br_stats *st = a->stats;
+	_Static_assert(BR_QD_BINS == BR_STATS_QD_BINS, "one queue depth histogram");
+	memcpy(r->qd_ns, st->qd_ns, sizeof(r->qd_ns));
+	r->qd_avg = t->inflight_avg;
+	r->qd_max = t->inflight_max;
+	r->idle_ns = st->qd_ns[0];
+	r->idle_periods = st->idle_periods;
+	r->idle_max_ns = st->idle_max;
 	if (groups_out(&a->devs, ik, ik, &a->dev_out, &r->ndevices, by_id) ||
 	    groups_out(&a->procs, BR_KIND_Q, ik, &a->proc_out, &r->nprocs, by_bytes_desc) ||
 	    an_ranges_finish(a, ik))
 		return nomem(err);
 	r->devices = a->dev_out;
+	diag_finish(&a->diag, a->stats, a->phase);
+	r->profile = &a->diag.p;
 	r->procs = a->proc_out;
 	memset(r->size_hist, 0, sizeof(r->size_hist));
 	for (size_t k = 0; k < r->ndevices; k++)

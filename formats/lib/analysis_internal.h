@@ -3,71 +3,8 @@
 #define BLKREEL_ANALYSIS_INTERNAL_H
 
 #include "blkreel/analysis.h"
-
-/* ---- open requests and their bios -----------------------------------------
- * A request lives in one array with a free list, indexed by (device, start)
- * and (device, end) in two chained hashes; its bios hang off it as a list
- * in a second pool, so a merge moves bios without losing their Q times. */
-#define AN_NIL UINT32_MAX
-
-enum {
-	RQ_Q = 1,        /* the request's own bio has a Q time */
-	RQ_G = 2,
-	RQ_I = 4,
-	RQ_D = 8,
-	RQ_REMAPPED = 16,/* moved by A: the Q on the new device is the same bio */
-	RQ_TAIL = 32,    /* second half of a split: its G has no Q of its own */
-	RQ_FREE = 64,
-	RQ_FLUSH = 128,  /* a flush request ("D FN": flush, no data) */
-};
-
-typedef struct an_bio {
-	uint64_t q, m;            /* Q time; merge time when merged */
-	uint32_t pid;
-	uint32_t flags;           /* BIO_* */
-	uint32_t next;
-} an_bio;
-
-enum { BIO_Q = 1, BIO_M = 2 };
-
-typedef struct an_req {
-	uint64_t start, end;      /* sectors [start, end) */
-	uint64_t q, g, i, d;      /* q: Q of the request's own bio */
-	uint32_t dev, flags;
-	uint32_t bios, last_bio;  /* bio list (AN_NIL when empty) */
-	uint32_t next_s, next_e;  /* hash chains; next_s links the free list */
-} an_req;
-
-typedef struct an_table {
-	an_req *r;
-	uint32_t cap, used, free_head, live;
-	uint32_t *head_s, *head_e;
-	uint32_t mask;
-	an_bio *b;
-	uint32_t bcap, bused, bfree;
-} an_table;
-
-int an_table_init(an_table *t);
-void an_table_destroy(an_table *t);
-/* A new linked request (no bios), or AN_NIL when out of memory. */
-uint32_t an_req_new(an_table *t, uint32_t dev, uint64_t start, uint64_t end);
-/* Unlink a request and free it with its bios. */
-void an_req_free(an_table *t, uint32_t i);
-void an_req_rekey(an_table *t, uint32_t i, uint32_t dev, uint64_t start, uint64_t end);
-/* First open request with this start (end) whose flags & mask == want. */
-uint32_t an_find_start(const an_table *t, uint32_t dev, uint64_t start, uint32_t mask,
-		       uint32_t want, uint32_t except);
-uint32_t an_find_end(const an_table *t, uint32_t dev, uint64_t end, uint32_t mask,
-		     uint32_t want, uint32_t except);
-/* First open empty request ([sec, sec)) whose flags & mask == want. */
-uint32_t an_find_empty(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask, uint32_t want);
-/* The same, the one with the earliest Q. */
-uint32_t an_find_empty_oldest(const an_table *t, uint32_t dev, uint64_t sec, uint32_t mask,
-			      uint32_t want);
-/* Append a new bio to request i; 0 or BR_ENOMEM. */
-int an_bio_add(an_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t flags);
-/* Move all bios of request from to the end of request to. */
-void an_bio_move(an_table *t, uint32_t from, uint32_t to);
+#include "diagnosis_internal.h"
+#include "stats_internal.h"
 
 /* ---- per-device, per-process and per-range accumulators -------------------- */
 typedef struct an_group {
@@ -106,21 +43,14 @@ void an_groups_free(an_groups *gs);
 
 struct br_analysis {
 	br_analysis_opts opts;
-	br_stats *stats;
-	an_table t;
+	br_stats *stats;          /* the one pairing engine, with its hooks */
 	bool started, finished;
 	uint64_t first, last;
 	br_hist phase[BR_PHASE_COUNT];
-	uint64_t orphan_c, empty_c;
 	/* seek distances per kind */
 	uint64_t fwd[BR_KIND_COUNT][BR_DIST_BINS], back[BR_KIND_COUNT][BR_DIST_BINS];
-	/* queue depth */
-	uint32_t depth, depth_max;
-	double depth_area;
-	uint64_t depth_since;
-	uint64_t qd_ns[BR_QD_BINS];
-	uint64_t idle_periods, idle_max;
-	bool was_busy;
+	diag_acc diag;            /* the diagnosis profile of this trace */
+	int bio_rc;               /* what on_bio returned, when it stopped the analysis */
 	an_groups devs, procs;
 	an_range *ranges;
 	size_t nranges, rcap;
@@ -133,11 +63,9 @@ struct br_analysis {
 	br_analysis_range *range_out;
 };
 
-/* Pairing and phases (analysis_life.c). 0, BR_ENOMEM or on_bio's code. */
-int an_life_event(br_analysis *a, const br_event *ev);
-/* Queue depth bookkeeping (analysis_depth.c). */
-void an_depth_change(br_analysis *a, uint64_t t, int delta);
-void an_depth_finish(br_analysis *a);
+/* Phases of a request the shared pairing completed (analysis_life.c), a
+ * stats_hooks.complete. 0, BR_ENOMEM or on_bio's code. */
+int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

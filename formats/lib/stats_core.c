@@ -38,6 +38,8 @@ void br_stats_free(br_stats *s)
 			free(s->b[i].lat);
 	free(s->b);
 	free(s->devs);
+	free(s->flog.e);
+	free(s->qlog.e);
 	pair_destroy(&s->pt);
 	free(s);
 }
@@ -90,12 +92,8 @@ size_t stats_bucket_at(br_stats *s, uint64_t t)
 		coarsen(s);
 		idx = rel / s->width;
 	}
-	if (idx >= s->nb) {
-		/* buckets we skip over carry the in-flight count as their max */
-		for (size_t k = s->nb; k <= idx; k++)
-			s->b[k].inflight_max = s->cur_inflight;
+	if (idx >= s->nb) /* the in-flight sweep fills the max of buckets it passes */
 		s->nb = idx + 1;
-	}
 	if (t >= s->t.origin_ns) {
 		s->hit_lo = s->t.origin_ns + idx * s->width;
 		s->hit_hi = s->hit_lo + s->width;
@@ -110,6 +108,8 @@ void stats_inflight_advance(br_stats *s, uint64_t t)
 	if (t <= last) {
 		return;
 	}
+	s->qd_ns[s->cur_inflight < BR_STATS_QD_BINS - 1 ? s->cur_inflight : BR_STATS_QD_BINS - 1] +=
+		t - last;
 	if (s->cur_inflight) {
 		s->area_total += (double)s->cur_inflight * (double)(t - last);
 		stats_bucket_at(s, t); /* coarsen first so indices below are final */
@@ -131,6 +131,23 @@ void stats_inflight_advance(br_stats *s, uint64_t t)
 		}
 	}
 	s->last_change = t;
+}
+
+void stats_inflight_change(br_stats *s, uint64_t t, int delta)
+{
+	if (!s->cur_inflight && delta > 0 && s->was_busy) { /* an inner idle stretch ends */
+		uint64_t len = t > s->last_change ? t - s->last_change : 0;
+		s->idle_periods++;
+		if (len > s->idle_max)
+			s->idle_max = len;
+	}
+	stats_inflight_advance(s, t);
+	if (delta > 0) {
+		s->cur_inflight++;
+		s->was_busy = true;
+	} else if (s->cur_inflight) {
+		s->cur_inflight--;
+	}
 }
 
 int stats_record_latency(br_stats *s, uint64_t t, bool has_d2c, uint64_t d2c,
@@ -194,7 +211,6 @@ int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 		s->t.origin_ns = s->opts.has_origin && s->opts.origin_ns <= ev->time ? s->opts.origin_ns
 										  : ev->time;
 		s->last_change = ev->time;
-		s->pt.qbase = ev->time;
 	}
 	s->t.events++;
 	if (ev->time > s->t.last_ns)
@@ -237,8 +253,10 @@ int br_stats_finish(br_stats *s, br_error *err)
 	if (s->finished)
 		return 0;
 	s->finished = true;
-	if (s->started)
+	if (s->started) {
+		stats_flight_sweep(s, s->t.last_ns, true);
 		stats_inflight_advance(s, s->t.last_ns);
+	}
 	br_stats_totals *t = &s->t;
 	t->io_kind = t->kind_ios[BR_KIND_C] ? BR_KIND_C : t->kind_ios[BR_KIND_D] ? BR_KIND_D : BR_KIND_Q;
 	t->seek_kind = t->kind_ios[BR_KIND_D] ? BR_KIND_D : t->kind_ios[BR_KIND_Q] ? BR_KIND_Q : BR_KIND_C;
@@ -253,10 +271,10 @@ int br_stats_finish(br_stats *s, br_error *err)
 	t->seek_candidates = s->seek_cand[t->seek_kind];
 	t->never_issued = t->never_completed = 0;
 	for (uint32_t i = 0; i < s->pt.used; i++) {
-		uint32_t f = s->pt.io[i].flags;
-		if (f == UINT32_MAX)
+		uint32_t f = s->pt.r[i].flags;
+		if (f & RQ_FREE)
 			continue;
-		if (f & IO_HAS_D)
+		if (f & RQ_D)
 			t->never_completed++;
 		else
 			t->never_issued++;

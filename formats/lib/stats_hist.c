@@ -112,3 +112,15 @@ double br_hist_mean(const br_hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0.0;
 }
+
+uint64_t br_hist_count_le(const br_hist *h, uint64_t v)
+{
+	if (!h->count || v < h->min)
+		return 0;
+	if (v >= h->max)
+		return h->count;
+	uint64_t n = 0;
+	for (unsigned i = 0, last = br_hist_bin(v); i <= last; i++)
+		n += h->bins[i];
+	return n;
+}

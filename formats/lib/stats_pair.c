@@ -1,6 +1,7 @@
-/* The table of open IOs used for Q→D→C pairing: entries in one array with a
- * free list, chained in two hash indexes (by start and by end sector), so
- * back merges (find by end) and front merges (find by start) are O(1). */
+/* The table of open requests of the one pairing engine (stats_io.c): an
+ * array with a free list, two chained hash indexes (by start and by end
+ * sector) for O(1) merges, and a pool of bios listed under each request.
+ * Sized by what is in flight only. */
 #include "stats_internal.h"
 
 #include <stdlib.h>
@@ -12,85 +13,75 @@ static inline uint32_t hkey(uint32_t dev, uint64_t sec, uint32_t mask)
 	return (uint32_t)(h >> 32) & mask;
 }
 
-int pair_init(pair_table *t)
+static int alloc_index(pair_table *t, uint32_t n)
 {
-	memset(t, 0, sizeof(*t));
-	t->mask = 1023;
-	t->head_s = malloc((t->mask + 1) * sizeof(uint32_t));
-	t->head_e = malloc((t->mask + 1) * sizeof(uint32_t));
-	if (!t->head_s || !t->head_e) {
-		pair_destroy(t);
-		return BR_ENOMEM;
-	}
-	memset(t->head_s, 0xff, (t->mask + 1) * sizeof(uint32_t));
-	memset(t->head_e, 0xff, (t->mask + 1) * sizeof(uint32_t));
-	t->free_head = PAIR_NIL;
-	return 0;
-}
-
-void pair_destroy(pair_table *t)
-{
-	free(t->io);
-	free(t->head_s);
-	free(t->head_e);
-	memset(t, 0, sizeof(*t));
-}
-
-static void link_s(pair_table *t, uint32_t i)
-{
-	uint32_t h = hkey(t->io[i].dev, t->io[i].start, t->mask);
-	t->io[i].next_s = t->head_s[h];
-	t->head_s[h] = i;
-}
-
-static void link_e(pair_table *t, uint32_t i)
-{
-	uint32_t h = hkey(t->io[i].dev, t->io[i].end, t->mask);
-	t->io[i].next_e = t->head_e[h];
-	t->head_e[h] = i;
-}
-
-static void unlink_s(pair_table *t, uint32_t i)
-{
-	uint32_t *p = &t->head_s[hkey(t->io[i].dev, t->io[i].start, t->mask)];
-	while (*p != i)
-		p = &t->io[*p].next_s;
-	*p = t->io[i].next_s;
-}
-
-static void unlink_e(pair_table *t, uint32_t i)
-{
-	uint32_t *p = &t->head_e[hkey(t->io[i].dev, t->io[i].end, t->mask)];
-	while (*p != i)
-		p = &t->io[*p].next_e;
-	*p = t->io[i].next_e;
-}
-
-/* Double the index when it gets more than 3/4 full. */
-static int grow_index(pair_table *t)
-{
-	uint32_t n = (t->mask + 1) * 2;
 	uint32_t *s = malloc(n * sizeof(uint32_t)), *e = malloc(n * sizeof(uint32_t));
 	if (!s || !e) {
 		free(s);
 		free(e);
 		return BR_ENOMEM;
 	}
+	memset(s, 0xff, n * sizeof(uint32_t));
+	memset(e, 0xff, n * sizeof(uint32_t));
 	free(t->head_s);
 	free(t->head_e);
 	t->head_s = s;
 	t->head_e = e;
 	t->mask = n - 1;
-	memset(s, 0xff, n * sizeof(uint32_t));
-	memset(e, 0xff, n * sizeof(uint32_t));
-	/* relink every live entry: live ones have nbios/flags; freed ones are
-	 * marked with dev == UINT32_MAX */
-	for (uint32_t i = 0; i < t->used; i++) {
-		if (t->io[i].flags == UINT32_MAX)
-			continue;
-		link_s(t, i);
-		link_e(t, i);
+	return 0;
+}
+
+int pair_init(pair_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->free_head = PAIR_NIL;
+	t->bfree = PAIR_NIL;
+	if (alloc_index(t, 1024)) {
+		pair_destroy(t);
+		return BR_ENOMEM;
 	}
+	return 0;
+}
+
+void pair_destroy(pair_table *t)
+{
+	free(t->r);
+	free(t->b);
+	free(t->head_s);
+	free(t->head_e);
+	memset(t, 0, sizeof(*t));
+}
+
+static void link_both(pair_table *t, uint32_t i)
+{
+	pair_req *r = &t->r[i];
+	uint32_t hs = hkey(r->dev, r->start, t->mask), he = hkey(r->dev, r->end, t->mask);
+	r->next_s = t->head_s[hs];
+	t->head_s[hs] = i;
+	r->next_e = t->head_e[he];
+	t->head_e[he] = i;
+}
+
+static void unlink_both(pair_table *t, uint32_t i)
+{
+	pair_req *r = &t->r[i];
+	uint32_t *p = &t->head_s[hkey(r->dev, r->start, t->mask)];
+	while (*p != i)
+		p = &t->r[*p].next_s;
+	*p = r->next_s;
+	p = &t->head_e[hkey(r->dev, r->end, t->mask)];
+	while (*p != i)
+		p = &t->r[*p].next_e;
+	*p = r->next_e;
+}
+
+static int grow_index(pair_table *t)
+{
+	if (alloc_index(t, (t->mask + 1) * 2))
+		return BR_ENOMEM;
+	for (uint32_t i = 0; i < t->used; i++)
+		if (!(t->r[i].flags & RQ_FREE))
+			link_both(t, i);
 	return 0;
 }
 
@@ -101,95 +92,140 @@ uint32_t pair_new(pair_table *t, uint32_t dev, uint64_t start, uint64_t end)
 	uint32_t i;
 	if (t->free_head != PAIR_NIL) {
 		i = t->free_head;
-		t->free_head = t->io[i].next_s;
+		t->free_head = t->r[i].next_s;
 	} else {
 		if (t->used == t->cap) {
 			uint32_t nc = t->cap ? t->cap * 2 : 1024;
-			open_io *n = realloc(t->io, nc * sizeof(open_io));
+			pair_req *n = realloc(t->r, nc * sizeof(pair_req));
 			if (!n)
 				return PAIR_NIL;
-			t->io = n;
+			t->r = n;
 			t->cap = nc;
 		}
 		i = t->used++;
 	}
-	open_io *o = &t->io[i];
-	memset(o, 0, sizeof(*o));
-	o->dev = dev;
-	o->start = start;
-	o->end = end;
-	link_s(t, i);
-	link_e(t, i);
+	pair_req *r = &t->r[i];
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->start = start;
+	r->end = end;
+	r->bios = r->last_bio = PAIR_NIL;
+	link_both(t, i);
 	t->live++;
 	return i;
 }
 
 void pair_free(pair_table *t, uint32_t i)
 {
-	unlink_s(t, i);
-	unlink_e(t, i);
-	t->io[i].flags = UINT32_MAX;
-	t->io[i].next_s = t->free_head;
+	pair_req *r = &t->r[i];
+	unlink_both(t, i);
+	if (r->bios != PAIR_NIL) { /* give the whole list back at once */
+		t->b[r->last_bio].next = t->bfree;
+		t->bfree = r->bios;
+	}
+	r->flags = RQ_FREE;
+	r->next_s = t->free_head;
 	t->free_head = i;
 	t->live--;
 }
 
-uint32_t pair_find_start(const pair_table *t, uint32_t dev, uint64_t start,
-			 uint32_t mask, uint32_t want, uint32_t except)
+void pair_rekey(pair_table *t, uint32_t i, uint32_t dev, uint64_t start, uint64_t end)
 {
-	for (uint32_t i = t->head_s[hkey(dev, start, t->mask)]; i != PAIR_NIL; i = t->io[i].next_s) {
-		const open_io *o = &t->io[i];
-		if (o->start == start && o->dev == dev && (o->flags & mask) == want && i != except)
+	unlink_both(t, i);
+	t->r[i].dev = dev;
+	t->r[i].start = start;
+	t->r[i].end = end;
+	link_both(t, i);
+}
+
+uint32_t pair_find_start(const pair_table *t, uint32_t dev, uint64_t start, uint32_t mask,
+		       uint32_t want, uint32_t except)
+{
+	for (uint32_t i = t->head_s[hkey(dev, start, t->mask)]; i != PAIR_NIL; i = t->r[i].next_s) {
+		const pair_req *r = &t->r[i];
+		if (r->start == start && r->dev == dev && (r->flags & mask) == want && i != except)
 			return i;
 	}
 	return PAIR_NIL;
 }
 
-uint32_t pair_find_empty(const pair_table *t, uint32_t dev, uint64_t sec,
-			 uint32_t mask, uint32_t want)
+uint32_t pair_find_empty(const pair_table *t, uint32_t dev, uint64_t sec, uint32_t mask, uint32_t want)
 {
-	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->io[i].next_s) {
-		const open_io *o = &t->io[i];
-		if (o->start == sec && o->end == sec && o->dev == dev && (o->flags & mask) == want)
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->r[i].next_s) {
+		const pair_req *r = &t->r[i];
+		if (r->start == sec && r->end == sec && r->dev == dev && (r->flags & mask) == want)
 			return i;
 	}
 	return PAIR_NIL;
 }
 
-uint32_t pair_find_empty_oldest(const pair_table *t, uint32_t dev, uint64_t sec,
-				uint32_t mask, uint32_t want)
+uint32_t pair_find_empty_oldest(const pair_table *t, uint32_t dev, uint64_t sec, uint32_t mask,
+			      uint32_t want)
 {
 	uint32_t best = PAIR_NIL;
-	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->io[i].next_s) {
-		const open_io *o = &t->io[i];
-		if (o->start != sec || o->end != sec || o->dev != dev || (o->flags & mask) != want)
-			continue;
+	for (uint32_t i = t->head_s[hkey(dev, sec, t->mask)]; i != PAIR_NIL; i = t->r[i].next_s) {
+		const pair_req *r = &t->r[i];
 		/* q is 0 without a Q, so those count as oldest; chains are
 		 * newest first, hence <= to keep the oldest of equal times */
-		if (best == PAIR_NIL || o->q <= t->io[best].q)
+		if (r->start == sec && r->end == sec && r->dev == dev && (r->flags & mask) == want &&
+		    (best == PAIR_NIL || r->q <= t->r[best].q))
 			best = i;
 	}
 	return best;
 }
 
-uint32_t pair_find_end(const pair_table *t, uint32_t dev, uint64_t end,
-		       uint32_t mask, uint32_t want, uint32_t except)
+uint32_t pair_find_end(const pair_table *t, uint32_t dev, uint64_t end, uint32_t mask,
+		     uint32_t want, uint32_t except)
 {
-	for (uint32_t i = t->head_e[hkey(dev, end, t->mask)]; i != PAIR_NIL; i = t->io[i].next_e) {
-		const open_io *o = &t->io[i];
-		if (o->end == end && o->dev == dev && (o->flags & mask) == want && i != except)
+	for (uint32_t i = t->head_e[hkey(dev, end, t->mask)]; i != PAIR_NIL; i = t->r[i].next_e) {
+		const pair_req *r = &t->r[i];
+		if (r->end == end && r->dev == dev && (r->flags & mask) == want && i != except)
 			return i;
 	}
 	return PAIR_NIL;
 }
 
-void pair_rekey(pair_table *t, uint32_t i, uint32_t dev, uint64_t start, uint64_t end)
+int pair_bio_add(pair_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t flags)
 {
-	unlink_s(t, i);
-	unlink_e(t, i);
-	t->io[i].dev = dev;
-	t->io[i].start = start;
-	t->io[i].end = end;
-	link_s(t, i);
-	link_e(t, i);
+	uint32_t k;
+	if (t->bfree != PAIR_NIL) {
+		k = t->bfree;
+		t->bfree = t->b[k].next;
+	} else {
+		if (t->bused == t->bcap) {
+			uint32_t nc = t->bcap ? t->bcap * 2 : 1024;
+			pair_bio *n = realloc(t->b, nc * sizeof(pair_bio));
+			if (!n)
+				return BR_ENOMEM;
+			t->b = n;
+			t->bcap = nc;
+		}
+		k = t->bused++;
+	}
+	pair_bio *b = &t->b[k];
+	b->q = q;
+	b->m = 0;
+	b->pid = pid;
+	b->flags = flags;
+	b->next = PAIR_NIL;
+	pair_req *r = &t->r[i];
+	if (r->bios == PAIR_NIL)
+		r->bios = k;
+	else
+		t->b[r->last_bio].next = k;
+	r->last_bio = k;
+	return 0;
+}
+
+void pair_bio_move(pair_table *t, uint32_t from, uint32_t to)
+{
+	pair_req *f = &t->r[from], *d = &t->r[to];
+	if (f->bios == PAIR_NIL)
+		return;
+	if (d->bios == PAIR_NIL)
+		d->bios = f->bios;
+	else
+		t->b[d->last_bio].next = f->bios;
+	d->last_bio = f->last_bio;
+	f->bios = f->last_bio = PAIR_NIL;
 }

@@ -217,6 +217,21 @@ void panel_line(const rctx *c, rect r, int kind)
 		}
 	}
 	cairo_set_dash(cr, NULL, 0, 0);
+	if (kind == PANEL_QD) {
+		/* IOs with no completion are left out of the line (blkreel/stats.h,
+		 * "In flight"): say how many, or the line looks complete */
+		uint64_t lost = 0;
+		for (size_t t = 0; t < d->n; t++)
+			lost += d->tr[t].tot->lost_ios;
+		if (lost) {
+			char note[96];
+			snprintf(note, sizeof note, "%llu IOs never completed: not counted in flight",
+				 (unsigned long long)lost);
+			cairo_set_source_rgb(cr, 0.6, 0.1, 0.1);
+			set_font(c, c->font * 0.85, false);
+			draw_text(c, r.x + r.w - 4 * c->px, r.y + c->font, 1.0, note);
+		}
+	}
 	if (c->f && c->f->has_cursor) {
 		double x = time_to_x(c, (double)c->f->cursor);
 		cairo_set_source_rgb(cr, 0.8, 0.1, 0.1);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "blkreel/analysis.h"
+#include "blkreel/diagnosis.h"
 #include "blkreel/error.h"
 #include "report_cli.h"
 
@@ -29,6 +30,9 @@ typedef struct report_ctx {
 	char sentences[REPORT_MAX_SENTENCES][REPORT_SENTENCE_MAX];
 	size_t nsentences;
 	const char *figure_note;   /* HTML: why there is no figure, or how it was made */
+	bool has_diag;             /* n >= 2: why the slower trace is slower */
+	size_t diag_idx[2];        /* the traces compared (A, B): the only two, or best and worst */
+	br_diagnosis diag;
 } report_ctx;
 
 /* --per-io output (report_perio.c). */
@@ -45,6 +49,14 @@ int report_perio_bio(void *arg, const br_analysis_bio *b);
 int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
 		br_error *err);
 void report_data_free(report_data *d);
+
+/* report_diag.c: diagnose the pair (n >= 2); 0 or a br_code. */
+int report_diagnose(report_ctx *ctx, br_error *err);
+/* The diagnosis as lines of plain text: headline, notes, causes, against. */
+typedef void (*report_line_fn)(void *arg, int kind, const char *line);
+enum { REPORT_DIAG_HEAD, REPORT_DIAG_NOTE, REPORT_DIAG_CAUSE, REPORT_DIAG_AGAINST_HEAD,
+       REPORT_DIAG_AGAINST, REPORT_DIAG_IDENTITY };
+void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg);
 
 /* report_sentences.c: the plain sentences of a comparison (n >= 2). */
 void report_sentences(report_ctx *ctx);

@@ -51,6 +51,26 @@ static const char style[] =
 	".note{color:#666;font-size:.9em}\n"
 	"</style>\n";
 
+typedef struct html_diag {
+	FILE *f;
+	bool in_list;
+} html_diag;
+
+static void html_line(void *arg, int kind, const char *line)
+{
+	html_diag *h = arg;
+	bool item = kind == REPORT_DIAG_CAUSE || kind == REPORT_DIAG_AGAINST;
+	if (item && !h->in_list)
+		fputs("<ul>\n", h->f);
+	if (!item && h->in_list)
+		fputs("</ul>\n", h->f);
+	h->in_list = item;
+	fputs(item ? "<li>" : kind == REPORT_DIAG_HEAD ? "<p><strong>"
+			      : kind == REPORT_DIAG_NOTE ? "<p class=\"note\">" : "<p>", h->f);
+	esc(h->f, line);
+	fputs(item ? "</li>\n" : kind == REPORT_DIAG_HEAD ? "</strong></p>\n" : "</p>\n", h->f);
+}
+
 int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 {
 	report_table *t = malloc(sizeof *t);
@@ -67,6 +87,13 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 		esc(f, ctx->d[k].trace->label);
 	}
 	fputs("</h1>\n", f);
+	if (ctx->has_diag) {
+		fputs("<h2>Diagnosis</h2>\n", f);
+		html_diag h = { f, false };
+		report_diag_lines(ctx, html_line, &h);
+		if (h.in_list)
+			fputs("</ul>\n", f);
+	}
 	if (png_b64) {
 		fprintf(f, "<figure><img alt=\"blkreel-plot figure\" src=\"data:image/png;base64,%s\">", png_b64);
 		fputs("<figcaption class=\"note\">", f);

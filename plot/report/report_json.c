@@ -119,11 +119,13 @@ static void trace(FILE *f, const report_data *d, unsigned top)
 	num(f, r->merge_ratio);
 	fprintf(f, ",\n     \"pairing\": {\"queued\": %llu, \"merged\": %llu, \"splits\": %llu, \"remaps\": %llu, "
 		"\"requeues\": %llu, \"issued\": %llu, \"completed\": %llu, \"never_issued\": %llu, "
-		"\"never_completed\": %llu, \"orphan_completions\": %llu, \"orphan_issues\": %llu},\n",
+		"\"never_completed\": %llu, \"lost_ios\": %llu, \"late_completions\": %llu, "
+		"\"orphan_completions\": %llu, \"orphan_issues\": %llu},\n",
 		(unsigned long long)t->queued, (unsigned long long)t->merged, (unsigned long long)t->splits,
 		(unsigned long long)t->remaps, (unsigned long long)t->requeues, (unsigned long long)t->issued,
 		(unsigned long long)t->completed, (unsigned long long)t->never_issued,
-		(unsigned long long)t->never_completed, (unsigned long long)t->orphan_completions,
+		(unsigned long long)t->never_completed, (unsigned long long)t->lost_ios,
+		(unsigned long long)t->late_completions, (unsigned long long)t->orphan_completions,
 		(unsigned long long)t->orphan_issues);
 	fprintf(f, "     \"unmatched_completions\": %llu, \"end_of_bio_records\": %llu,\n",
 		(unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);
@@ -217,6 +219,110 @@ static void comparison(FILE *f, const report_ctx *ctx)
 	fprintf(f, "]}");
 }
 
+static void cause(FILE *f, const report_ctx *ctx, const br_diag_cause *c)
+{
+	fprintf(f, "{\"cause\": ");
+	str(f, c->cause);
+	fprintf(f, ", \"share\": ");
+	num(f, c->share);
+	fprintf(f, ", \"worse\": ");
+	str(f, ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
+	fprintf(f, ", \"factor\": ");
+	str(f, c->factor);
+	fprintf(f, ", \"evidence\": ");
+	str(f, c->evidence);
+	fputc('}', f);
+}
+
+/* The top-level "diagnosis" array (the causes, by share; empty when
+ * nothing differs significantly), then how it was reached. */
+static void diagnosis(FILE *f, const report_ctx *ctx)
+{
+	const br_diagnosis *d = &ctx->diag;
+	fprintf(f, ",\n  \"diagnosis\": [");
+	for (size_t k = 0; ctx->has_diag && k < d->ncauses; k++) {
+		fprintf(f, "%s", k ? ",\n    " : "\n    ");
+		cause(f, ctx, &d->causes[k]);
+	}
+	fprintf(f, "]");
+	if (!ctx->has_diag)
+		return;
+	fprintf(f, ",\n  \"diagnosis_detail\": {\"better\": ");
+	str(f, ctx->d[ctx->diag_idx[d->better]].trace->label);
+	fprintf(f, ", \"worse\": ");
+	str(f, ctx->d[ctx->diag_idx[d->worse]].trace->label);
+	fprintf(f, ", \"outcome\": \"%s\", \"significant\": %s, \"ratio\": ", d->outcome,
+		d->significant ? "true" : "false");
+	num(f, d->ratio);
+	fprintf(f, ", \"t\": ");
+	num(f, d->t_outcome);
+	fprintf(f, ",\n    \"notes\": [");
+	for (size_t k = 0; k < d->nnotes; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		str(f, d->notes[k]);
+	}
+	fprintf(f, "],\n    \"against\": [");
+	for (size_t k = 0; k < d->nagainst; k++) {
+		fprintf(f, "%s", k ? ",\n      " : "");
+		cause(f, ctx, &d->against[k]);
+	}
+	static const char *const fac[4] = { "U", "N_busy", "S", "R" };
+	fprintf(f, "],\n    \"identity\": {");
+	for (int w = 0; w < 2; w++) {
+		fprintf(f, "%s\"%s\": {\"mbps\": ", w ? ", " : "", w ? "worse" : "better");
+		num(f, d->x[w]);
+		fprintf(f, ", \"U\": ");
+		num(f, d->u[w]);
+		fprintf(f, ", \"N_busy\": ");
+		num(f, d->nbusy[w]);
+		fprintf(f, ", \"S_bytes\": ");
+		num(f, d->s[w]);
+		fprintf(f, ", \"R_ns\": ");
+		num(f, d->r[w]);
+		fprintf(f, ", \"residual\": ");
+		num(f, d->residual[w]);
+		fprintf(f, ", \"work_mbps\": ");
+		num(f, d->w[w]);
+		fprintf(f, ", \"bytes_per_work\": ");
+		num(f, d->amp[w]);
+		fputc('}', f);
+	}
+	fprintf(f, ",\n      \"ln_ratio\": ");
+	num(f, d->mbps_total);
+	fprintf(f, ", \"terms\": {");
+	for (int k = 0; k < 4; k++) {
+		fprintf(f, "%s\"%s\": ", k ? ", " : "", fac[k]);
+		num(f, d->terms[k]);
+	}
+	fprintf(f, ", \"amplification\": ");
+	num(f, d->amp_term);
+	fprintf(f, "}, \"t\": {");
+	for (int k = 0; k < 4; k++) {
+		fprintf(f, "%s\"%s\": ", k ? ", " : "", fac[k]);
+		num(f, d->t_factor[k]);
+	}
+	fprintf(f, "}},\n    \"latency\": {\"q2c_mean_ns\": [");
+	num(f, d->q2c_mean[0]);
+	fputs(", ", f);
+	num(f, d->q2c_mean[1]);
+	fprintf(f, "], \"phase_delta_ns\": {");
+	for (int p = 0; p < BR_DP_COUNT; p++) {
+		fprintf(f, "%s\"%s\": ", p ? ", " : "", br_diag_phase_name((enum br_diag_phase)p));
+		num(f, d->phase_delta[p]);
+	}
+	fprintf(f, "}, \"residual_ns\": ");
+	num(f, d->q2c_residual);
+	fprintf(f, ", \"d2c_mix_ns\": ");
+	num(f, d->ko_mix);
+	fprintf(f, ", \"d2c_rate_ns\": ");
+	num(f, d->ko_rate);
+	fprintf(f, ", \"q2c_mix_ns\": ");
+	num(f, d->ko_q2c_mix);
+	fprintf(f, ", \"q2c_rate_ns\": ");
+	num(f, d->ko_q2c_rate);
+	fprintf(f, "}}");
+}
+
 int report_json(FILE *f, const report_ctx *ctx)
 {
 	fprintf(f, "{\"tool\": \"blkreel-report\", \"version\": \"%s\",\n  \"command\": [", BLKREEL_VERSION);
@@ -227,7 +333,9 @@ int report_json(FILE *f, const report_ctx *ctx)
 		const char *a = ctx->cli->argv[i];
 		str(f, i == 0 && strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
 	}
-	fprintf(f, "],\n  \"traces\": [\n");
+	fprintf(f, "]");
+	diagnosis(f, ctx);
+	fprintf(f, ",\n  \"traces\": [\n");
 	for (size_t k = 0; k < ctx->n; k++) {
 		trace(f, &ctx->d[k], ctx->cli->top);
 		fprintf(f, "%s\n", k + 1 < ctx->n ? "," : "");

@@ -37,6 +37,18 @@ static void table(FILE *f, const report_table *t)
 	}
 }
 
+static void md_line(void *arg, int kind, const char *line)
+{
+	FILE *f = arg;
+	switch (kind) {
+	case REPORT_DIAG_NOTE: fputs("> ", f); cell(f, line); fputs("\n\n", f); break;
+	case REPORT_DIAG_CAUSE:
+	case REPORT_DIAG_AGAINST: fputs("- ", f); cell(f, line); fputc('\n', f); break;
+	case REPORT_DIAG_IDENTITY: fputs("\n_", f); cell(f, line); fputs("_\n", f); break;
+	default: fputc('\n', f); cell(f, line); fputs("\n\n", f); break;
+	}
+}
+
 int report_markdown(FILE *f, const report_ctx *ctx)
 {
 	report_table *t = malloc(sizeof *t);
@@ -48,6 +60,10 @@ int report_markdown(FILE *f, const report_ctx *ctx)
 		cell(f, ctx->d[k].trace->label);
 	}
 	fprintf(f, "\n");
+	if (ctx->has_diag) {
+		fprintf(f, "\n## Diagnosis\n\n");
+		report_diag_lines(ctx, md_line, f);
+	}
 	if (ctx->n > 1) {
 		fprintf(f, "\n## Differences\n\n");
 		for (size_t s = 0; s < ctx->nsentences; s++) {

@@ -80,7 +80,12 @@ int report_run(const report_cli *cli, const char *argv0)
 			print_error(&err);
 			status = 1;
 		} else {
+			/* the sentences rank by ratio; the table then by contribution */
 			report_sentences(&ctx);
+			if (report_diagnose(&ctx, &err)) {
+				print_error(&err);
+				status = 1;
+			}
 		}
 	}
 	if (!status && cli->text && (report_text(stdout, &ctx) || fflush(stdout))) {

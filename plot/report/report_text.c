@@ -52,6 +52,11 @@ static void summary(FILE *f, const report_data *d)
 	if (r->empty_completions)
 		fprintf(f, " (and %llu empty end-of-bio records)", (unsigned long long)r->empty_completions);
 	fputc('\n', f);
+	if (t->lost_ios)
+		fprintf(f, "  lost          %llu IOs issued with no completion (%llu of them completed late): "
+			   "left out of queue depth, idle and busy time, and the diagnosis, which would "
+			   "otherwise count them in flight to the end\n",
+			(unsigned long long)t->lost_ios, (unsigned long long)t->late_completions);
 	fprintf(f, "  latency       per request (as blkreel-plot draws it): D2C p50 %s p99 %s, Q2C p50 %s p99 %s\n",
 		report_ms((double)br_hist_quantile(&t->d2c, 0.5), b1, sizeof b1),
 		report_ms((double)br_hist_quantile(&t->d2c, 0.99), b2, sizeof b2),
@@ -227,6 +232,27 @@ static void one(FILE *f, const report_data *d, unsigned top)
 	groups(f, d->res, top);
 }
 
+static void text_line(void *arg, int kind, const char *line)
+{
+	FILE *f = arg;
+	switch (kind) {
+	case REPORT_DIAG_HEAD: fprintf(f, "  %s\n", line); break;
+	case REPORT_DIAG_NOTE: fprintf(f, "  ! %s\n", line); break;
+	case REPORT_DIAG_CAUSE: fprintf(f, "    - %s\n", line); break;
+	case REPORT_DIAG_AGAINST_HEAD: fprintf(f, "  %s\n", line); break;
+	case REPORT_DIAG_AGAINST: fprintf(f, "    - %s\n", line); break;
+	default: fprintf(f, "  (%s)\n", line); break;
+	}
+}
+
+static void diagnosis(FILE *f, const report_ctx *ctx)
+{
+	fprintf(f, "== Diagnosis: %s vs %s\n", ctx->d[ctx->diag_idx[0]].trace->label,
+		ctx->d[ctx->diag_idx[1]].trace->label);
+	report_diag_lines(ctx, text_line, f);
+	fprintf(f, "\n");
+}
+
 static void comparison(FILE *f, const report_ctx *ctx)
 {
 	fprintf(f, "== Differences");
@@ -258,6 +284,8 @@ static void comparison(FILE *f, const report_ctx *ctx)
 
 int report_text(FILE *f, const report_ctx *ctx)
 {
+	if (ctx->has_diag)
+		diagnosis(f, ctx);
 	if (ctx->n > 1)
 		comparison(f, ctx);
 	for (size_t k = 0; k < ctx->n; k++) {

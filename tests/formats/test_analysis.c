@@ -208,7 +208,10 @@ Test(analysis, unfinished_and_unmatched)
 	cr_expect_eq(r->totals->orphan_completions, 1);
 	cr_expect_eq(r->orphan_completions, 1);
 	expect_phase(r, BR_PHASE_Q2C, 0, 0);
-	cr_expect_eq(r->qd_ns[1], 10);                /* still in flight at the end */
+	/* open at the end: lost, so never in flight (idle all along) */
+	cr_expect_eq(r->qd_ns[1], 0);
+	cr_expect_eq(r->qd_ns[0], 20);
+	cr_expect_eq(r->totals->lost_ios, 1);
 	br_analysis_free(f.a);
 }
 

@@ -1,7 +1,8 @@
 /* The report analysis on real captures, against answers computed here in
- * the plainest way: the time-weighted number of requests in flight (+1 on
- * every D, -1 on every C that carries sectors or ends a flush request) must
- * equal the analysis' queue depth average and maximum, and every bio the
+ * the plainest way: the time-weighted number of requests in flight
+ * (plain_flight.h: +1 on every D, -1 on every C that carries sectors or ends
+ * a flush request, D's that never complete left out) must equal the
+ * analysis' queue depth average and maximum, and every bio the
  * analysis hands out must be a Q of the trace. */
 #include <criterion/criterion.h>
 #include <glob.h>
@@ -11,34 +12,8 @@
 
 #include "blkreel/analysis.h"
 #include "blkreel/reader.h"
+#include "plain_flight.h"
 #include "testutil.h"
-
-typedef struct plain {
-	uint32_t depth, max;
-	uint64_t last, first;
-	double area;
-	bool started;
-} plain;
-
-static void plain_add(plain *p, const br_event *ev)
-{
-	if (!p->started) {
-		p->started = true;
-		p->first = p->last = ev->time;
-	}
-	p->area += (double)p->depth * (double)(ev->time - p->last);
-	p->last = ev->time;
-	unsigned code = br_event_code(ev);
-	bool flush_rq = br_event_is_flush(ev) && !br_event_is_write(ev);
-	if (code == __BLK_TA_ISSUE)
-		p->depth++;
-	else if (code == __BLK_TA_COMPLETE && (ev->bytes || flush_rq) && p->depth)
-		p->depth--;
-	else if (code == __BLK_TA_REQUEUE && p->depth)
-		p->depth--;
-	if (p->depth > p->max)
-		p->max = p->depth;
-}
 
 static int count_bio(void *arg, const br_analysis_bio *b)
 {
@@ -63,23 +38,26 @@ Test(analysis_real, queue_depth_matches_a_plain_count)
 		br_analysis_opts o = { .on_bio = count_bio, .on_bio_arg = &bios };
 		br_analysis *a;
 		cr_assert_eq(br_analysis_new(&a, &o, &err), 0);
-		plain p = { 0 };
+		plain_flight p = { 0 };
 		br_event ev;
 		int rc;
 		while ((rc = br_reader_next(r, &ev, &err)) == 1) {
 			if (br_event_is_notify(&ev))
 				continue;
-			plain_add(&p, &ev);
+			pf_add(&p, &ev);
 			queued += br_event_code(&ev) == __BLK_TA_QUEUE;
 			cr_assert_eq(br_analysis_add(a, &ev, &err), 0, "%s: %s", path, err.msg);
 		}
 		cr_assert_eq(rc, 0, "%s: %s", path, err.msg);
 		cr_assert_eq(br_analysis_finish(a, &err), 0);
 		const br_analysis_result *res = br_analysis_get(a);
-		double avg = p.last > p.first ? p.area / (double)(p.last - p.first) : 0;
+		pf_finish(&p);
+		double avg = p.avg;
 		cr_expect(fabs(res->qd_avg - avg) <= 1e-9 * (avg + 1), "%s: depth avg %.6f, plain %.6f", path,
 			  res->qd_avg, avg);
 		cr_expect_eq(res->qd_max, p.max, "%s: depth max %u, plain %u", path, res->qd_max, p.max);
+		cr_expect_eq(res->totals->lost_ios, p.lost, "%s: %llu lost, plain %llu", path,
+			     (unsigned long long)res->totals->lost_ios, (unsigned long long)p.lost);
 		/* every bio handed out was queued; the rest are still open */
 		cr_expect(bios <= queued, "%s: %llu bios of %llu Q", path, (unsigned long long)bios,
 			  (unsigned long long)queued);

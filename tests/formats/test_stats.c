@@ -15,6 +15,7 @@
 
 #include "blkreel/reader.h"
 #include "blkreel/stats.h"
+#include "plain_flight.h"
 #include "testutil.h"
 
 #define MS 1000000ull
@@ -341,6 +342,47 @@ Test(hist, quantiles_and_exact_small_values)
 	}
 }
 
+/* What blkreel-replay reads from br_hist (its fidelity report): percentiles
+ * within the bin resolution over five decades, and the count of values at
+ * or below a limit (the "within 10 us / 100 us / 1 ms" shares). */
+Test(hist, replay_percentiles_and_count_le)
+{
+	br_hist h;
+	br_hist_clear(&h);
+	for (uint64_t v = 1; v <= 100000; v++)
+		br_hist_add(&h, v * 1000); /* 1 us .. 100 ms */
+	struct { double q; double want; } cases[] = {
+		{ 0.5, 50e6 }, { 0.9, 90e6 }, { 0.99, 99e6 }, { 0.001, 0.1e6 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double got = (double)br_hist_quantile(&h, cases[i].q);
+		cr_assert(got >= cases[i].want * 0.97 && got <= cases[i].want * 1.035,
+			  "q%.3f: %.0f, want about %.0f", cases[i].q, got, cases[i].want);
+	}
+	cr_assert_eq(br_hist_quantile(&h, 1.0), 100000000);
+	cr_assert_eq(br_hist_count_le(&h, 0), 0);
+	cr_assert_eq(br_hist_count_le(&h, 999), 0);          /* below min */
+	cr_assert_eq(br_hist_count_le(&h, 100000000), 100000); /* at max */
+	/* 10 ms: bin [9.961, 10.486) ms holds values up to 10.485 ms */
+	uint64_t le = br_hist_count_le(&h, 10000000);
+	cr_assert(le >= 10000 && le <= 10486, "%lu", (unsigned long)le);
+	double m = br_hist_mean(&h);
+	cr_assert(m > 50.0e6 && m < 50.01e6);
+	/* exact below 16 ns; a value past the last bin keeps min/max exact */
+	br_hist g;
+	br_hist_clear(&g);
+	for (uint64_t v = 0; v < 16; v++)
+		br_hist_add(&g, v);
+	cr_assert_eq(br_hist_count_le(&g, 9), 10);
+	br_hist far;
+	br_hist_clear(&far);
+	br_hist_add(&far, UINT64_MAX / 2);
+	br_hist_merge(&g, &far);
+	cr_assert_eq(g.count, 17);
+	cr_assert_eq(br_hist_quantile(&g, 1.0), UINT64_MAX / 2);
+	cr_assert_eq(br_hist_count_le(&g, 1ull << 40), 16);
+}
+
 /* A request [0,16) completed in two parts: the first C covers [0,8) and
  * leaves the rest in flight; the second completes it. Latency is recorded
  * once, at the final completion (D 10 us, C 50 us: D2C 40 us). */
@@ -534,15 +576,15 @@ static const flush_case flush_cases[] = {
 		8, 13, 2, 2, 8 + 5, 2, 8, 0, 2, 0, 0,
 	},
 	{
-		/* A flush request left in flight at the end is counted as
-		 * never completed, and an empty C with nothing open anywhere
-		 * is an end record; a C with sectors and nothing open is an
-		 * orphan. In flight 0..6 of 6 us. */
+		/* A flush request left open at the end is counted as never
+		 * completed, and lost: never in flight (no fake queue); an
+		 * empty C with nothing open anywhere is an end record; a C with
+		 * sectors and nothing open is an orphan. */
 		"open flush, end record, orphan",
 		{ { 0, __BLK_TA_ISSUE, FN, 0, 0 },
 		  { 2, __BLK_TA_COMPLETE, WS, 5000, 0 },
 		  { 6, __BLK_TA_COMPLETE, W, 5000, 4096 } },
-		3, 6, 1, 0, 0, 0, 0, 1, 1, 1, 1,
+		3, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
 	},
 };
 
@@ -582,62 +624,37 @@ Test(stats, flushes_and_empty_completions)
 
 /* ---- the real samples ---------------------------------------------------------
  * The time-weighted in-flight average must equal a plain count, integrated
- * over time: +1 on every D, -1 on every R and on every C that carries
- * sectors or ends a flush request ("C FN"). That count needs no pairing at
- * all, so it catches pairing that leaves a request in flight forever or
- * ends one early. The captures start before their workloads, so no
+ * over time (plain_flight.h): +1 on every D, -1 on every R and on every C
+ * that carries sectors or ends a flush request ("C FN"), D's that no end
+ * takes left out. That count needs no pairing at all, so it catches
+ * pairing that leaves a request in flight forever or ends one early. The captures start before their workloads, so no
  * completion in them is a real orphan either. */
-typedef struct plain_count {
-	bool started;
-	uint32_t depth, max;
-	uint64_t first, last;
-	double area;
-} plain_count;
-
-static void plain_add(plain_count *p, const br_event *e)
-{
-	if (!p->started) {
-		p->started = true;
-		p->first = p->last = e->time;
-	}
-	if (e->time > p->last) {
-		p->area += (double)p->depth * (double)(e->time - p->last);
-		p->last = e->time;
-	}
-	unsigned code = br_event_code(e);
-	bool ends_flush = br_event_is_flush(e) && !br_event_is_write(e);
-	if (code == __BLK_TA_ISSUE)
-		p->depth++;
-	else if (((code == __BLK_TA_COMPLETE && (e->bytes || ends_flush)) ||
-		  code == __BLK_TA_REQUEUE) && p->depth)
-		p->depth--;
-	if (p->depth > p->max)
-		p->max = p->depth;
-}
-
 static void check_sample(const char *path)
 {
 	br_reader *r;
 	cr_assert_eq(br_reader_open(&r, &path, 1, NULL, &E), 0, "%s: %s", path, E.msg);
 	br_stats *s;
 	cr_assert_eq(br_stats_new(&s, NULL, &E), 0);
-	plain_count p = { 0 };
+	plain_flight p = { 0 };
 	br_event e;
 	int rc;
 	while ((rc = br_reader_next(r, &e, &E)) == 1) {
 		if (br_event_is_notify(&e))
 			continue;
-		plain_add(&p, &e);
+		pf_add(&p, &e);
 		cr_assert_eq(br_stats_add(s, &e, &E), 0, "%s: %s", path, E.msg);
 	}
 	cr_assert_eq(rc, 0, "%s: %s", path, E.msg);
 	cr_assert_eq(br_stats_finish(s, &E), 0);
 	const br_stats_totals *t = br_stats_get_totals(s);
-	double want = p.last > p.first ? p.area / (double)(p.last - p.first) : 0;
+	pf_finish(&p);
+	double want = p.avg;
 	cr_expect(fabs(t->inflight_avg - want) <= 0.005 * want, "%s: in flight %.4f, plain count %.4f",
 		  path, t->inflight_avg, want);
 	cr_expect_eq(t->inflight_max, p.max, "%s: in flight max %u, plain count %u", path,
 		     t->inflight_max, p.max);
+	cr_expect_eq(t->lost_ios, p.lost, "%s: %llu lost, plain %llu", path,
+		     (unsigned long long)t->lost_ios, (unsigned long long)p.lost);
 	cr_expect_eq(t->orphan_completions, 0, "%s: %llu orphan completions", path,
 		     (unsigned long long)t->orphan_completions);
 	br_stats_free(s);
@@ -662,4 +679,47 @@ Test(stats_real, in_flight_matches_a_plain_count)
 	snprintf(first, sizeof first, "%s.blktrace.0", loop);
 	if (access(first, R_OK) == 0)
 		check_sample(loop);
+}
+
+/* One CPU file of a two-CPU set alone (a partial per-CPU set: the other
+ * CPU logged many of the completions): the IOs whose completions are
+ * missing are lost, never in flight; what is in flight over time is the
+ * completed requests' D→C and nothing else. */
+Test(stats_real, partial_per_cpu_set_leaves_lost_ios_out)
+{
+	char loop[1024];
+	snprintf(loop, sizeof loop, "%s.blktrace.1", tu_sample("ext4-loop"));
+	size_t len;
+	uint8_t *data = tu_read_file(loop, &len);
+	if (!data)
+		cr_skip_test("no samples/ext4-loop");
+	char dir[] = "/tmp/blkreel-partial-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char part[1100], base[1100];
+	snprintf(part, sizeof part, "%s/part.blktrace.1", dir);
+	snprintf(base, sizeof base, "%s/part", dir);
+	FILE *f = fopen(part, "wb");
+	cr_assert(f && fwrite(data, 1, len, f) == len && fclose(f) == 0);
+	free(data);
+	br_reader *r;
+	const char *p = base;
+	cr_assert_eq(br_reader_open(&r, &p, 1, NULL, &E), 0, "%s", E.msg);
+	br_stats *s;
+	cr_assert_eq(br_stats_new(&s, NULL, &E), 0);
+	br_event e;
+	while (br_reader_next(r, &e, &E) == 1)
+		cr_assert_eq(br_stats_add(s, &e, &E), 0);
+	cr_assert_eq(br_stats_finish(s, &E), 0);
+	const br_stats_totals *t = br_stats_get_totals(s);
+	cr_expect_gt(t->lost_ios, 0);
+	cr_expect_eq(t->lost_ios, t->never_completed);
+	/* in flight is exactly the completed requests' D→C, nothing else */
+	double span = (double)(t->last_ns - t->first_ns);
+	double want = t->d2c.sum / span;
+	cr_expect(fabs(t->inflight_avg - want) <= 1e-9 * want + 1e-12, "in flight %.6f, completed D2C %.6f",
+		  t->inflight_avg, want);
+	br_stats_free(s);
+	br_reader_close(r);
+	unlink(part);
+	rmdir(dir);
 }

@@ -1,6 +1,5 @@
 /* test_replay_units.c — the replayer's pure parts, without devices: the
- * histogram's percentiles, the write pattern, the signature probe, and the
- * planner (kinds, reads only, preflush split, address fitting, alignment,
+ * write pattern, the signature probe, and the planner (kinds, reads only, preflush split, address fitting, alignment,
  * completion matching for --closed), and the in-flight depth chosen from
  * the target queues (a fake sysfs tree). */
 #include <criterion/criterion.h>
@@ -11,53 +10,12 @@
 #include "tracegen.h"
 
 #include "../../replay/depth.c"
-#include "../../replay/hist.c"
 #include "../../replay/io.c"
 #include "../../replay/pattern.c"
 #include "../../replay/plan.c"
 #include "../../replay/probe.c"
 #include "../../replay/scan.c"
 #include "../../replay/target.c"
-
-/* ---- histogram ------------------------------------------------------------ */
-
-Test(hist, quantiles_within_resolution)
-{
-	hist h;
-	hist_init(&h);
-	for (uint64_t v = 1; v <= 100000; v++)
-		hist_add(&h, v * 1000); /* 1 us .. 100 ms */
-	struct { double q; double want; } cases[] = {
-		{ 0.5, 50e6 }, { 0.9, 90e6 }, { 0.99, 99e6 }, { 0.001, 0.1e6 },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		double got = (double)hist_quantile(&h, cases[i].q);
-		cr_assert(got >= cases[i].want * 0.98 && got <= cases[i].want * 1.03,
-			  "q%.3f: %.0f, want about %.0f", cases[i].q, got, cases[i].want);
-	}
-	cr_assert_eq(hist_quantile(&h, 1.0), 100000000);
-	cr_assert_eq(h.max, 100000000);
-	cr_assert_eq(hist_count_le(&h, 0), 0);
-	double m = hist_mean(&h);
-	cr_assert(m > 50.0e6 && m < 50.01e6);
-}
-
-Test(hist, small_values_exact_and_empty)
-{
-	hist h;
-	hist_init(&h);
-	cr_assert_eq(hist_quantile(&h, 0.5), 0);
-	for (uint64_t v = 0; v < 64; v++)
-		hist_add(&h, v);
-	cr_assert_eq(hist_quantile(&h, 0.5), 32);
-	cr_assert_eq(hist_count_le(&h, 9), 10);
-	hist g;
-	hist_init(&g);
-	hist_add(&g, UINT64_MAX / 2);
-	hist_merge(&h, &g);
-	cr_assert_eq(h.count, 65);
-	cr_assert_eq(hist_quantile(&h, 1.0), UINT64_MAX / 2);
-}
 
 /* ---- pattern ---------------------------------------------------------------- */
 

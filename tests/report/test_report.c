@@ -323,3 +323,84 @@ Test(report, hot_range_sentence_gives_share_and_period)
 	cr_expect(!strstr(out, "spread writes"), "25 %% in its hottest range is not worth a sentence");
 	free(out);
 }
+
+/* A closed loop of 3000 4 KiB reads, each served in 50 us; B thinks
+ * 200 us before each next read, A not at all. */
+static void make_idle_pair(const char *a_path, const char *b_path)
+{
+	tg_buf a = { 0 }, b = { 0 };
+	uint64_t ta = 0, tb = 0;
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint64_t sec = i * 8;
+		for (int w = 0; w < 2; w++) {
+			tg_buf *buf = w ? &b : &a;
+			uint64_t *t = w ? &tb : &ta;
+			uint64_t svc = 50000 + (i * 7919 % 11) * 1000; /* 50-60 us */
+			br_event e = tg_io(*t, BR_MKDEV(8, 0), 0, TG_Q_R, sec, 4096, 10);
+			tg_append(buf, &e, false);
+			e = tg_io(*t + 100, BR_MKDEV(8, 0), 0, TG_D_R, sec, 4096, 10);
+			tg_append(buf, &e, false);
+			e = tg_io(*t + 100 + svc, BR_MKDEV(8, 0), 0, TG_C_R, sec, 4096, 0);
+			tg_append(buf, &e, false);
+			*t += 100 + svc + (w ? 200000 : 1000);
+		}
+	}
+	cr_assert_eq(tg_write(&a, a_path), 0);
+	cr_assert_eq(tg_write(&b, b_path), 0);
+	tg_free(&a);
+	tg_free(&b);
+}
+
+/* The report opens with the diagnosis, in every format; the JSON's
+ * top-level "diagnosis" array has exactly cause, share, worse, factor and
+ * evidence; the same trace twice gives an empty one. */
+Test(report, diagnosis_opens_every_format)
+{
+	char a[1100], b[1100];
+	snprintf(a, sizeof a, "%s/a.bin", tu_dir);
+	snprintf(b, sizeof b, "%s/b.bin", tu_dir);
+	make_idle_pair(a, b);
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err,
+			 "cd '%s' && '%s' -l A a.bin -l B b.bin --json d.json --markdown d.md --html d.html",
+			 tu_dir, rep());
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_expect(!strncmp(out, "== Diagnosis: A vs B\n", 21), "%s", out);
+	cr_expect(strstr(out, "B is slower") && strstr(out, "    - idle (U, "), "%s", out);
+	cr_expect(strstr(out, "== Diagnosis") < strstr(out, "== Differences"));
+	free(out);
+	free(err);
+	char p[1100];
+	size_t len;
+	snprintf(p, sizeof p, "%s/d.json", tu_dir);
+	char *json = (char *)tu_read_file(p, &len);
+	cr_assert(json);
+	const char *d = strstr(json, "\n  \"diagnosis\": [\n    {\"cause\": \"idle\", \"share\": ");
+	cr_expect(d && d < strstr(json, "\"traces\""), "%s", json);
+	cr_expect(d && strstr(d, ", \"worse\": \"B\", \"factor\": \"U\", \"evidence\": \"B's device was idle "),
+		  "%s", json);
+	free(json);
+	snprintf(p, sizeof p, "%s/d.md", tu_dir);
+	char *md = (char *)tu_read_file(p, &len);
+	cr_assert(md);
+	cr_expect(strstr(md, "## Diagnosis") && strstr(md, "## Diagnosis") < strstr(md, "## Differences"));
+	cr_expect(strstr(md, "- idle (U, "), "%s", md);
+	free(md);
+	snprintf(p, sizeof p, "%s/d.html", tu_dir);
+	char *html = (char *)tu_read_file(p, &len);
+	cr_assert(html);
+	cr_expect(strstr(html, "<h2>Diagnosis</h2>") && strstr(html, "<li>idle (U, "));
+	free(html);
+
+	rc = tu_runf(&out, NULL, &err, "cd '%s' && '%s' -l A a.bin -l again a.bin --json s.json", tu_dir,
+		     rep());
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "No significant difference"), "%s", out);
+	free(out);
+	free(err);
+	snprintf(p, sizeof p, "%s/s.json", tu_dir);
+	json = (char *)tu_read_file(p, &len);
+	cr_assert(json);
+	cr_expect(strstr(json, "\n  \"diagnosis\": [],"), "%s", json);
+	free(json);
+}

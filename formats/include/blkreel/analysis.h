@@ -17,8 +17,11 @@
  * grow with trace length: only IOs in flight, one entry per device, per
  * process and per offset range are kept. Throughput, IOPS, seeks, the
  * per-request D2C/Q2C percentiles, queue depth average/maximum and the
- * pairing counts come from br_stats unchanged, so plot and report agree to
- * the digit. The library never prints or exits.
+ * pairing counts come from br_stats unchanged, and the phases below are
+ * read from br_stats' own pairing (the one engine, through a completion
+ * hook), so plot, replay and report agree by construction. Each result
+ * also holds the trace's diagnosis profile (blkreel/diagnosis.h). The
+ * library never prints or exits.
  *
  * Phases, as btt defines them (each recorded when the IO completes, so a
  * requeued IO counts its last insert and dispatch only):
@@ -41,6 +44,7 @@
 #include <stdint.h>
 #include "blkreel/error.h"
 #include "blkreel/event.h"
+#include "blkreel/diagnosis.h"
 #include "blkreel/stats.h"
 
 enum br_phase {
@@ -138,6 +142,7 @@ typedef struct br_analysis_result {
 	const br_analysis_group *devices;   /* by device number */
 	const br_analysis_group *procs;     /* by bytes, largest first */
 	const br_analysis_range *ranges;    /* by bytes, largest first */
+	const br_diag_profile *profile;     /* what br_diagnose compares (blkreel/diagnosis.h) */
 } br_analysis_result;
 
 typedef struct br_analysis br_analysis;
@@ -185,5 +190,14 @@ typedef struct br_cmp {
 int br_analysis_compare(const br_analysis_result *const *res, size_t n, br_cmp *out,
 			br_error *err);
 void br_cmp_free(br_cmp *c);
+
+/* Re-sort the explanations (after throughput, IO/s and run time) by their
+ * contribution to the diagnosed difference (blkreel/diagnosis.h): each
+ * metric takes the size of the term of the factor it measures (device
+ * idle: U, queue depth: N_busy, size and bios per request: S, D2C: R,
+ * Q2C and phases: their share of the change in mean Q2C); score becomes
+ * that contribution, and metrics no term explains follow by their old
+ * score. */
+void br_cmp_sort_by_diagnosis(br_cmp *c, const br_diagnosis *d);
 
 #endif

@@ -39,6 +39,13 @@
  *    FUA writes complete once with their data, once empty), counted in
  *    empty_completions. An empty C never ends a request with sectors.
  *  - In flight: requests issued (D) and not yet completed (C) or requeued.
+ *    An issue that has no completion within the lost limit — 4 times the
+ *    worst D2C completed so far, at least 1 s, at most 30 s — or none by
+ *    the end of the trace is lost (lost_ios): a trace cut short, dropped
+ *    events or a partial per-CPU set would otherwise leave it "in flight"
+ *    to the end, a fake queue. Lost IOs are never in flight (depth, busy
+ *    time, the series); the accounting runs behind the events by the
+ *    limit, so memory holds what is issued within it.
  *  - Rates in a bucket are divided by the part of the bucket the trace
  *    covers, and a last bucket the trace covers only partly is folded into
  *    the one before it: no inflated last partial bucket. */
@@ -76,6 +83,10 @@ void br_hist_merge(br_hist *into, const br_hist *from);
  * to [min, max]; 0 when empty. */
 uint64_t br_hist_quantile(const br_hist *h, double q);
 double br_hist_mean(const br_hist *h);
+/* How many values are <= v: exact below 2^BR_HIST_SUB_BITS, at or beyond
+ * min and max; otherwise the whole bin holding v counts (an over-count of
+ * at most that bin, relative width 1/16). */
+uint64_t br_hist_count_le(const br_hist *h, uint64_t v);
 /* Bin index of a value and the [lo, hi) range of a bin (for reports). */
 unsigned br_hist_bin(uint64_t value);
 void br_hist_bin_range(unsigned bin, uint64_t *lo, uint64_t *hi);
@@ -131,6 +142,9 @@ typedef struct br_stats_totals {
 	uint64_t queued, merged, splits, remaps, requeues, issued, completed;
 	uint64_t never_issued;         /* open at the end, never dispatched */
 	uint64_t never_completed;      /* open at the end, dispatched */
+	uint64_t lost_ios;             /* issued and not completed within the lost limit
+	                                  (see "In flight"): never counted in flight */
+	uint64_t late_completions;     /* of those, completed after all (still not in flight) */
 	uint64_t orphan_completions;   /* C with sectors matching no open IO */
 	uint64_t orphan_issues;        /* D matching no Q (counted, still paired to C),
 	                                  flush requests ("FN") included */

@@ -1,0 +1,168 @@
+/* blkreel/diagnosis.h — why trace B is slower than trace A: ranked causes,
+ * each with its share of the difference and the events that show it.
+ *
+ * Every br_analysis keeps a profile of its trace (br_analysis_result
+ * .profile, filled from the one pairing engine of blkreel/stats.h), and
+ * br_diagnose() compares two profiles:
+ *
+ *  1. Fairness first: different work (bytes queued, read/write mix, span,
+ *     devices) is stated before anything else, with the comparison per
+ *     unit of work (device bytes per byte queued by applications).
+ *  2. Throughput, exactly: MB/s = U · N_busy · S / R with
+ *       U      = T_busy / T_span    (busy: the union of D→C intervals)
+ *       N_busy = ΣD2C / T_busy      (requests in flight while busy)
+ *       S      = bytes / n          (bytes per completed data request)
+ *       R      = ΣD2C / n           (device time per data request;
+ *                                    flush requests' D2C included)
+ *     ΣD2C is the integral of the in-flight count, so the identity holds
+ *     but for IOs open at the window's ends and requeued IOs (the
+ *     residual, reported).
+ *     ln(X_A/X_B) = Δln U + Δln N_busy + Δln S − Δln R.
+ *  3. Each factor is taken apart into mechanisms (exact sub-identities):
+ *     U into idle with requests held queued (scheduler), idle after a
+ *     flush (flush) and idle with nothing queued (idle); S into the size
+ *     applications queue (io_size, or readahead when read-ahead bios make
+ *     the difference), bios merged per request (merge) and splits (split);
+ *     R into flush time per request (flush) and data service time, whose
+ *     change is split Kitagawa–Oaxaca into a mix effect over IO classes
+ *     (direction × size × FUA/sync × seek distance: io_size or seek) and a
+ *     rate effect (service_time); N_busy is concurrency, or scheduler when
+ *     the slower trace keeps more requests queued-not-dispatched while
+ *     its device is busy.
+ *  4. Shares: the terms pointing the way of the difference sum to 1
+ *     (share of the gross difference); terms pointing the other way are
+ *     listed apart ("against that") on the same scale.
+ *  5. Significance: each trace is cut into BR_DIAG_SLICES equal time
+ *     slices; a factor counts only when the between-trace difference of
+ *     its per-slice log values is at least BR_DIAG_T_MIN times their
+ *     standard error (Welch). Causes under BR_DIAG_MIN_SHARE, or whose
+ *     factor is not significant, are not causes. When throughput itself
+ *     does not differ significantly, the diagnosis is empty and says "no
+ *     significant difference" (then the latency decomposition is the
+ *     outcome, with the same rules).
+ *
+ * IOs issued and never completed (a trace cut short, a partial per-CPU
+ * set, drops) are not in flight: see br_stats_totals.lost_ios. */
+#ifndef BLKREEL_DIAGNOSIS_H
+#define BLKREEL_DIAGNOSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "blkreel/error.h"
+
+#define BR_DIAG_SLICES 16
+#define BR_DIAG_MIN_SHARE 0.05
+#define BR_DIAG_T_MIN 3.0
+/* IO classes for the mix/rate split: direction (read, write) × size
+ * (≤4 KiB, ≤16 KiB, ≤64 KiB, ≤256 KiB, more) × FUA/sync (no, yes) × seek
+ * (sequential, ≤ 1 MiB away, farther). */
+#define BR_DIAG_SIZES 5
+#define BR_DIAG_SEEKS 3
+#define BR_DIAG_CLASSES (2 * BR_DIAG_SIZES * 2 * BR_DIAG_SEEKS)
+
+enum br_diag_phase { BR_DP_Q2G, BR_DP_G2I, BR_DP_Q2M, BR_DP_I2D, BR_DP_M2D, BR_DP_D2C, BR_DP_COUNT };
+
+typedef struct br_diag_class {
+	uint64_t n;
+	double d2c_sum;               /* ns */
+	uint64_t q2c_n;               /* bios with a Q in requests of this class */
+	double q2c_sum;
+} br_diag_class;
+
+typedef struct br_diag_slice {
+	double span, busy, area;      /* ns, ns, IOs·ns */
+	double bytes, n, d2c;         /* data completions in the slice */
+	double q2c, nq2c;             /* Q2C of the bios completed in it, summed; how many */
+	double app;                   /* bytes queued by applications (not kernel threads) */
+} br_diag_slice;
+
+/* What the diagnosis needs of one trace (times in ns). */
+typedef struct br_diag_profile {
+	uint64_t span_ns, busy_ns;
+	double area;                  /* ∫ in flight dt = ΣD2C as the device saw it */
+	uint64_t idle_held_ns;        /* idle, requests queued but not dispatched */
+	uint64_t idle_flush_ns;       /* idle, nothing queued, last completion a flush */
+	uint64_t idle_host_ns;        /* idle, nothing queued otherwise */
+	uint64_t idle_gaps;           /* idle stretches ended by a new Q */
+	uint64_t idle_gaps_chained;   /* ... whose Q came within 100 us of the last C */
+	char gap_ender[16];           /* the process whose Q ended most idle gaps */
+	uint64_t gap_ender_n;         /* how many it ended */
+	double pending_busy_area;     /* ∫ queued-not-dispatched dt while busy */
+	uint64_t x_bytes;             /* every completed byte (br_stats' throughput) */
+	uint64_t bytes, n;            /* data requests paired D→C */
+	uint64_t read_bytes, write_bytes;
+	double d2c_data, d2c_flush;   /* Σ D2C of data / of empty (flush) requests */
+	uint64_t n_flush;             /* empty requests completed (flushes) */
+	uint64_t n_fua;               /* data requests with FUA */
+	double depth_at_flush_sum;    /* in flight when a flush was issued, summed */
+	uint64_t q_bios, q_bytes;     /* data bios queued (Q) */
+	uint64_t ra_bios, ra_bytes;   /* ... of them read-ahead */
+	uint64_t q_bytes_kernel;      /* ... queued by kernel threads (journal, writeback) */
+	uint64_t merges, splits, requeues;
+	uint64_t lost_ios;            /* issued, never completed: not counted in flight */
+	uint32_t devices;
+	br_diag_class cls[BR_DIAG_CLASSES];
+	double phase_sum[BR_DP_COUNT];/* per bio, as btt weighs them */
+	uint64_t phase_n[BR_DP_COUNT];
+	uint64_t q2c_bios;
+	double q2c_sum;
+	size_t nslices;
+	br_diag_slice slice[BR_DIAG_SLICES];
+} br_diag_profile;
+
+/* One term of the decomposition or one cause. */
+typedef struct br_diag_cause {
+	const char *cause;            /* idle, concurrency, service_time, io_size, flush,
+	                                 scheduler, seek, split, merge, readahead,
+	                                 amplification, requeue */
+	const char *factor;           /* "U", "N_busy", "S", "R", or a latency phase "I2D" */
+	double term;                  /* contribution to ln(X_better/X_worse), or ns of ΔQ2C */
+	double share;                 /* of the gross difference, 0..1 */
+	bool significant;
+	char evidence[320];           /* one sentence with numbers */
+} br_diag_cause;
+
+#define BR_DIAG_MAX_CAUSES 16
+#define BR_DIAG_MAX_NOTES 6
+
+typedef struct br_diagnosis {
+	size_t better, worse;         /* 0 = A, 1 = B */
+	bool significant;             /* the outcome differs beyond the slices' noise */
+	const char *outcome;          /* "none" (a trace without D→C pairs: nothing to diagnose),
+	                                 "work" (application bytes per second), "throughput"
+	                                 (device MB/s, when the work cannot be told apart from
+	                                 journal and writeback) or "latency" */
+	double w[2];                  /* application MB/s */
+	double amp_term;              /* ln(amp_worse / amp_better): the part of a work-rate
+	                                 difference that is more device bytes per byte of work */
+	double ratio;                 /* X_better / X_worse (or Q2C worse / better) */
+	double t_outcome;             /* its Welch t over the slices */
+	/* the identity, per trace: factors and ln X; residual = ln X − (ln U + ln N + ln S − ln R) */
+	double x[2], u[2], nbusy[2], s[2], r[2];
+	double terms[4];              /* Δln U, Δln N_busy, Δln S, −Δln R (better − worse) */
+	double t_factor[4];
+	double residual[2];
+	double mbps_total;            /* ln(X_better / X_worse) */
+	/* latency: mean Q2C per bio and each phase's contribution to its change */
+	double q2c_mean[2];
+	double phase_delta[BR_DP_COUNT];
+	double q2c_residual;
+	/* Kitagawa–Oaxaca on mean data D2C (ns): mix + rate = Δ */
+	double ko_mix, ko_rate, ko_mix_seek, ko_mix_size;
+	/* the same on mean Q2C per bio (the latency outcome) */
+	double ko_q2c_mix, ko_q2c_rate;
+	size_t ncauses, nagainst, nnotes;
+	br_diag_cause causes[BR_DIAG_MAX_CAUSES];   /* by share, highest first */
+	br_diag_cause against[BR_DIAG_MAX_CAUSES];
+	char notes[BR_DIAG_MAX_NOTES][320];          /* fairness, residual, lost IOs: said first */
+	double amp[2];                /* device bytes per byte applications queued (0: unknown) */
+} br_diagnosis;
+
+/* Compare two profiles; labels name them in the sentences. 0 or a br_code. */
+int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *label_a,
+		const char *label_b, br_diagnosis *out, br_error *err);
+
+const char *br_diag_phase_name(enum br_diag_phase p);
+
+#endif

@@ -1,0 +1,400 @@
+/* The diagnosis (blkreel/diagnosis.h) on synthetic traces whose answer is
+ * known exactly: a closed-loop workload of S streams, each queueing an IO,
+ * the device serving it in a set time, then thinking before the next. The
+ * identity MB/s = U · N_busy · S / R and its residual, the Kitagawa–Oaxaca
+ * split, each cause on a pair that differs in that one way, the same job
+ * twice, and IOs whose completions are missing (a trace cut short, a
+ * partial per-CPU set). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkreel/analysis.h"
+#include "blkreel/diagnosis.h"
+#include "tracegen.h"
+
+#define DEV BR_MKDEV(8, 0)
+#define US 1000ull
+
+typedef struct job {
+	unsigned streams;       /* IOs in flight at once */
+	unsigned n;             /* IOs per stream */
+	uint32_t bytes;
+	uint32_t bytes2;        /* every other IO this size instead (0: all bytes) */
+	uint64_t service_ns;    /* D→C; for bytes2 IOs service2_ns */
+	uint64_t service2_ns;
+	uint64_t think_ns;      /* C → next Q of the stream */
+	uint64_t flush_ns;      /* > 0: a flush (D FN, C FN) of this length after every write */
+	unsigned jitter_pct;    /* service and think vary by up to this much */
+	uint32_t seed;
+	unsigned drop_c_every;  /* > 0: lose the C of every k-th IO */
+	uint64_t requeue_ns;    /* > 0: the driver hands each IO back at once, and it waits this long */
+	bool lose_first_d;      /* the first IO's D and C are missing (its Q stays) */
+	uint64_t interval_ns;   /* > 0: open loop, a Q every interval whatever completes */
+	double cut_at;          /* > 0: stop the trace at this fraction of its events */
+} job;
+
+typedef struct tev {
+	br_event ev;
+	uint64_t order;
+} tev;
+
+static int by_time(const void *x, const void *y)
+{
+	const tev *a = x, *b = y;
+	if (a->ev.time != b->ev.time)
+		return a->ev.time < b->ev.time ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static uint64_t jit(uint32_t *s, uint64_t v, unsigned pct)
+{
+	*s = *s * 1103515245u + 12345u;
+	if (!pct)
+		return v;
+	double f = 1.0 + ((double)((*s >> 8) % 2001) / 1000.0 - 1.0) * pct / 100.0;
+	return (uint64_t)((double)v * f);
+}
+
+typedef struct trace {
+	tev *e;
+	size_t n, cap;
+	uint64_t order;
+	unsigned dropped;
+} trace;
+
+static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 4096;
+		t->e = realloc(t->e, t->cap * sizeof *t->e);
+		cr_assert(t->e);
+	}
+	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, bytes, pid);
+	t->e[t->n].order = t->order++;
+	t->n++;
+}
+
+static void build(const job *j, trace *t)
+{
+	memset(t, 0, sizeof *t);
+	uint32_t seed = j->seed ? j->seed : 1;
+	unsigned io = 0;
+	for (unsigned s = 0; s < j->streams; s++) {
+		uint64_t now = s * 1000; /* streams start 1 us apart */
+		uint64_t sec = 1000000ull * (s + 1);
+		for (unsigned k = 0; k < j->n; k++, io++) {
+			bool second = j->bytes2 && (k & 1);
+			uint32_t bytes = second ? j->bytes2 : j->bytes;
+			uint64_t svc = jit(&seed, second ? j->service2_ns : j->service_ns, j->jitter_pct);
+			uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
+			put(t, now, BLK_TA_QUEUE | w, sec, bytes, 100 + s);
+			bool lost = j->lose_first_d && io == 0;
+			if (!lost)
+				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
+			if (j->requeue_ns) {
+				put(t, now + 200, BLK_TA_REQUEUE | w, sec, bytes, 100 + s);
+				now += 100 + j->requeue_ns;
+				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
+			}
+			uint64_t c = now + 100 + svc;
+			if (lost || (j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1))
+				t->dropped++;
+			else
+				put(t, c, BLK_TA_COMPLETE | w, sec, bytes, 0);
+			if (j->flush_ns) {
+				uint32_t fn = BLK_TC_ACT(BLK_TC_FLUSH);
+				put(t, c + 100, BLK_TA_ISSUE | fn, 0, 0, 100 + s);
+				put(t, c + 100 + j->flush_ns, BLK_TA_COMPLETE | fn, 0, 0, 0);
+				c += 100 + j->flush_ns;
+			}
+			sec += bytes >> 9;
+			now = j->interval_ns ? (k + 1) * j->interval_ns + s * 1000
+					     : c + jit(&seed, j->think_ns, j->jitter_pct);
+		}
+	}
+	qsort(t->e, t->n, sizeof *t->e, by_time);
+	if (j->cut_at > 0)
+		t->n = (size_t)((double)t->n * j->cut_at);
+}
+
+static br_analysis *analyse(const job *j, trace *keep)
+{
+	trace t;
+	build(j, &t);
+	br_analysis *a;
+	br_error err;
+	cr_assert_eq(br_analysis_new(&a, NULL, &err), 0);
+	for (size_t k = 0; k < t.n; k++)
+		cr_assert_eq(br_analysis_add(a, &t.e[k].ev, &err), 0, "%s", err.msg);
+	cr_assert_eq(br_analysis_finish(a, &err), 0);
+	if (keep)
+		*keep = t;
+	else
+		free(t.e);
+	return a;
+}
+
+static void diagnose(const job *ja, const job *jb, br_diagnosis *d)
+{
+	br_analysis *a = analyse(ja, NULL), *b = analyse(jb, NULL);
+	br_error err;
+	cr_assert_eq(br_diagnose(br_analysis_get(a)->profile, br_analysis_get(b)->profile, "A", "B", d,
+				 &err), 0);
+	br_analysis_free(a);
+	br_analysis_free(b);
+}
+
+static const job base = {
+	.streams = 1, .n = 4000, .bytes = 4096, .service_ns = 100 * US, .think_ns = 20 * US,
+	.jitter_pct = 20, .seed = 7,
+};
+
+/* One stream, no jitter: every factor is known. Q→D 100 ns, D→C 100 us,
+ * think 100 us: per IO the device is busy 100 us of 200.1 us, one request
+ * in flight while busy, 4 KiB per request; the identity holds exactly. */
+Test(diagnosis, identity_is_exact_on_a_known_trace)
+{
+	job j = base;
+	j.n = 1000;
+	j.jitter_pct = 0;
+	j.think_ns = 100 * US;
+	br_analysis *a = analyse(&j, NULL);
+	const br_diag_profile *p = br_analysis_get(a)->profile;
+	/* span: first Q at 0 to the last C: 999 rounds of Q→D 100 ns, D→C
+	 * 100 us, think 100 us, then the last Q→D→C */
+	uint64_t span = 999 * (100 + 200 * US) + 100 + 100 * US;
+	cr_expect_eq(p->span_ns, span, "span %llu", (unsigned long long)p->span_ns);
+	cr_expect_eq(p->busy_ns, 1000 * 100 * US);
+	cr_expect_float_eq(p->area, 1000.0 * 100 * US, 1e-6);
+	cr_expect_eq(p->n, 1000);
+	cr_expect_eq(p->bytes, 1000 * 4096);
+	br_diagnosis d;
+	br_error err;
+	cr_assert_eq(br_diagnose(p, p, "A", "A'", &d, &err), 0);
+	cr_expect_float_eq(d.u[0], 1000.0 * 100 * US / (double)span, 1e-12);
+	cr_expect_float_eq(d.nbusy[0], 1.0, 1e-12);
+	cr_expect_float_eq(d.s[0], 4096.0, 1e-12);
+	cr_expect_float_eq(d.r[0], 100.0 * US, 1e-9);
+	cr_expect_float_eq(d.x[0], 1000.0 * 4096 / (double)span * 1e3, 1e-9);
+	cr_expect(fabs(d.residual[0]) < 1e-12, "residual %g", d.residual[0]);
+	cr_expect_float_eq(d.x[0], d.u[0] * d.nbusy[0] * d.s[0] / d.r[0] * 1e3, 1e-9);
+	/* the same trace against itself: nothing to say */
+	cr_expect(!d.significant);
+	cr_expect_eq(d.ncauses, 0);
+	br_analysis_free(a);
+}
+
+/* The same job twice, with different noise: no significant difference. */
+Test(diagnosis, same_job_twice_is_no_difference)
+{
+	job a = base, b = base;
+	b.seed = 12345;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_expect(!d.significant, "ratio %.3f t %.2f", d.ratio, d.t_outcome);
+	cr_expect_eq(d.ncauses, 0, "first: %s", d.ncauses ? d.causes[0].cause : "");
+}
+
+static void expect_first(const br_diagnosis *d, const char *cause, const char *factor, size_t worse)
+{
+	cr_assert(d->significant, "not significant: ratio %.3f t %.2f", d->ratio, d->t_outcome);
+	cr_assert_gt(d->ncauses, 0);
+	cr_expect_str_eq(d->causes[0].cause, cause, "first %s (%s, %.2f): %s", d->causes[0].cause,
+			 d->causes[0].factor, d->causes[0].share, d->causes[0].evidence);
+	cr_expect_str_eq(d->causes[0].factor, factor);
+	cr_expect_eq(d->worse, worse);
+	double sum = 0;
+	for (size_t k = 0; k < d->ncauses; k++) {
+		cr_expect(d->causes[k].share >= BR_DIAG_MIN_SHARE && d->causes[k].share <= 1.0 + 1e-9);
+		if (k)
+			cr_expect(d->causes[k].share <= d->causes[k - 1].share);
+		sum += d->causes[k].share;
+	}
+	cr_expect(sum <= 1.0 + 1e-9, "shares sum to %.3f", sum);
+	cr_expect(fabs(d->residual[0]) < 1e-9 && fabs(d->residual[1]) < 1e-9);
+	/* the terms add up to the outcome */
+	double terms = d->terms[0] + d->terms[1] + d->terms[2] + d->terms[3];
+	cr_expect(fabs(terms - d->mbps_total) < 1e-9, "terms %.6f, total %.6f", terms, d->mbps_total);
+}
+
+/* B thinks 200 us after each completion, A 20 us: idle, in U. */
+Test(diagnosis, think_time_is_idle)
+{
+	job a = base, b = base;
+	b.think_ns = 200 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "idle", "U", 1);
+	cr_expect(d.causes[0].share > 0.9, "%.2f", d.causes[0].share);
+}
+
+/* A keeps 8 IOs in flight, B one, on a device that serves them in
+ * parallel in the same time: concurrency, in N_busy. */
+Test(diagnosis, queue_depth_is_concurrency)
+{
+	job a = base, b = base;
+	a.streams = 8;
+	a.n = 500;
+	a.think_ns = b.think_ns = 0;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "concurrency", "N_busy", 1);
+	cr_expect(d.nbusy[0] > 7.5 && d.nbusy[1] < 1.01, "%.2f vs %.2f", d.nbusy[0], d.nbusy[1]);
+}
+
+/* A writes 64 KiB per IO, B 4 KiB, each served in 100 us: io_size, in S. */
+Test(diagnosis, request_size_is_io_size)
+{
+	job a = base, b = base;
+	a.bytes = 65536;
+	a.n = 1000;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "io_size", "S", 1);
+}
+
+/* B follows every write with a 100 us flush: flush. */
+Test(diagnosis, a_flush_after_every_write_is_flush)
+{
+	job a = base, b = base;
+	b.flush_ns = 100 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "flush", "R", 1);
+}
+
+/* The same IOs served in 300 us instead of 100: service_time, in R. */
+Test(diagnosis, slower_device_is_service_time)
+{
+	job a = base, b = base;
+	b.service_ns = 300 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "service_time", "R", 1);
+	/* same classes, other rates: all rate, no mix */
+	cr_expect(fabs(d.ko_mix) < 1e-6 * fabs(d.ko_rate), "mix %.1f rate %.1f", d.ko_mix, d.ko_rate);
+	cr_expect_float_eq(d.ko_rate, 200.0 * US, 0.05 * 200 * US);
+}
+
+/* Kitagawa–Oaxaca, exactly: A all 4 KiB in 100 us; B half 4 KiB in 100 us,
+ * half 64 KiB in 500 us. Rates per class are equal, so Δ mean D2C (200 us)
+ * is all mix. */
+Test(diagnosis, mix_and_rate_split_exactly)
+{
+	job a = base, b = base;
+	a.jitter_pct = b.jitter_pct = 0;
+	b.bytes2 = 65536;
+	b.service2_ns = 500 * US;
+	br_analysis *x = analyse(&a, NULL), *y = analyse(&b, NULL);
+	br_diagnosis d;
+	br_error err;
+	cr_assert_eq(br_diagnose(br_analysis_get(x)->profile, br_analysis_get(y)->profile, "A", "B", &d,
+				 &err), 0);
+	/* B moves more bytes per second: it is the better one here */
+	cr_assert_eq(d.better, 1);
+	/* worse (A) minus better (B): -200 us, all of it mix */
+	cr_expect_float_eq(d.ko_mix + d.ko_rate, -200.0 * US, 1e-3, "mix %.3f rate %.3f", d.ko_mix,
+			   d.ko_rate);
+	cr_expect(fabs(d.ko_rate) < 1e-3, "rate %.6f", d.ko_rate);
+	/* Q2C is D2C plus the same 100 ns Q→D in every class: the same split */
+	cr_expect_float_eq(d.ko_q2c_mix + d.ko_q2c_rate, -200.0 * US, 1e-3);
+	cr_expect(fabs(d.ko_q2c_rate) < 1e-3, "rate %.6f", d.ko_q2c_rate);
+	br_analysis_free(x);
+	br_analysis_free(y);
+}
+
+/* Completions missing: every 10th C lost (a partial per-CPU set), or the
+ * trace cut in the middle of its last IOs. The lost IOs are not in flight:
+ * the depth average is what the completed IOs alone give, busy time is the
+ * union of their D→C, and the count is reported. */
+Test(diagnosis, missing_completions_are_not_in_flight)
+{
+	job j = base;
+	j.jitter_pct = 0;
+	j.n = 2000;
+	j.think_ns = 100 * US;
+	j.drop_c_every = 10;
+	trace t;
+	br_analysis *a = analyse(&j, &t);
+	const br_analysis_result *r = br_analysis_get(a);
+	cr_expect_eq(r->totals->lost_ios, 200);
+	cr_expect_eq(r->profile->lost_ios, 200);
+	cr_expect_eq(r->profile->busy_ns, 1800 * 100 * US);
+	double span = (double)r->profile->span_ns;
+	cr_expect_float_eq(r->qd_avg, 1800.0 * 100 * US / span, 1e-9);
+	cr_expect_eq(r->qd_max, 1);
+	cr_expect_float_eq((double)r->idle_ns, span - 1800.0 * 100 * US, 1.0);
+	br_diagnosis d;
+	br_error err;
+	cr_assert_eq(br_diagnose(r->profile, r->profile, "A", "A", &d, &err), 0);
+	bool said = false;
+	for (size_t k = 0; k < d.nnotes; k++)
+		said |= strstr(d.notes[k], "200 IOs were issued and never completed") != NULL;
+	cr_expect(said, "the notes say how many IOs never completed");
+	free(t.e);
+	br_analysis_free(a);
+
+	/* cut short: 8 streams, the trace stops at 60 % of its events */
+	job c = base;
+	c.streams = 8;
+	c.n = 300;
+	c.cut_at = 0.6;
+	a = analyse(&c, NULL);
+	r = br_analysis_get(a);
+	cr_expect_leq(r->qd_max, 8);
+	cr_expect(r->totals->lost_ios >= 1 && r->totals->lost_ios <= 8, "%llu lost",
+		  (unsigned long long)r->totals->lost_ios);
+	cr_expect(r->qd_avg <= 8.0);
+	br_analysis_free(a);
+}
+
+/* B's driver hands every request back once and it waits 100 us, queued,
+ * before its next dispatch: requeue, in U. */
+Test(diagnosis, requeued_requests_are_requeue)
+{
+	job a = base, b = base;
+	b.requeue_ns = 100 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "requeue", "U", 1);
+}
+
+/* The first IO's D and C are missing (a partial set): its Q would sit
+ * "queued, not dispatched" to the end and make every idle gap look held by
+ * the block layer. Past the lost limit (1 s here) it is not waiting
+ * either: of 2.4 s of think time, at most the first second is held. */
+Test(diagnosis, a_queued_io_never_issued_does_not_hold_the_device)
+{
+	job j = base;
+	j.jitter_pct = 0;
+	j.n = 20000;
+	j.service_ns = 20 * US;
+	j.think_ns = 100 * US;
+	j.lose_first_d = true;
+	br_analysis *a = analyse(&j, NULL);
+	const br_diag_profile *p = br_analysis_get(a)->profile;
+	double idle = (double)(p->idle_held_ns + p->idle_host_ns + p->idle_flush_ns);
+	cr_expect(idle > 2.0e9, "idle %.0f ns", idle);
+	cr_expect((double)p->idle_held_ns < 1.05e9, "held %llu ns", (unsigned long long)p->idle_held_ns);
+	cr_expect(p->idle_host_ns > 1.0e9, "host %llu ns", (unsigned long long)p->idle_host_ns);
+	cr_expect_eq(br_analysis_get(a)->totals->never_issued, 1);
+	br_analysis_free(a);
+}
+
+/* Open loop, a write every 500 us in both: the same throughput, but B's
+ * device takes 300 us instead of 100. The outcome is latency, and D2C is
+ * its phase: service_time. */
+Test(diagnosis, same_throughput_slower_per_io_is_latency)
+{
+	job a = base, b = base;
+	a.interval_ns = b.interval_ns = 500 * US;
+	b.service_ns = 300 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_assert_str_eq(d.outcome, "latency");
+	expect_first(&d, "service_time", "D2C", 1);
+	cr_expect_float_eq(d.q2c_mean[1] - d.q2c_mean[0], 200.0 * US, 0.05 * 200 * US);
+	cr_expect(fabs(d.q2c_residual) < 1e-6 * 200 * US, "residual %.3f", d.q2c_residual);
+}

@@ -41,7 +41,7 @@ if [[ ! -f synth.blktrace.0 ]]; then
 	lib=$ROOT/build/release/libblkreel.a
 	[[ -f $lib ]] || { echo "plot.sh: $lib missing (run make)" >&2; exit 1; }
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/formats/include "$ROOT"/tests/bench/gen_trace.c \
-		"$lib" -lz -luring -lpthread -lm -o gen_trace
+		"$lib" -lz -ldeflate -luring -lpthread -lm -o gen_trace
 	echo "generating a synthetic trace of $EVENTS events..." >&2
 	./gen_trace synth "$EVENTS" 60
 fi

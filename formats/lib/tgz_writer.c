@@ -22,7 +22,7 @@
 #endif
 
 /* Room for deflate output in a member: what is left of 64 KiB after the
- * header and trailer. Raw deflate of 0xff00 bytes needs at most ~65290
+ * header and trailer. Raw deflate of 0xff00 bytes needs at most 65359
  * (libdeflate_deflate_compress_bound), so this always suffices. */
 #define DEFLATE_ROOM (TGZ_MEMBER_MAX - TGZ_HEADER_LEN - TGZ_TRAILER_LEN)
 

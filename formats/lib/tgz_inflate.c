@@ -7,6 +7,7 @@
 #include "tgz_internal.h"
 #include "blkreel/event.h"
 
+#include <libdeflate.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ static void verdict(tgz_rslot *s, int code, const char *fmt, unsigned long long 
 	snprintf(s->why, sizeof s->why, fmt, a, b);
 }
 
-/* Walk the records of the inflated payload against the header. */
+/* Walk the records of the inflated payload against the header, decoding
+ * them into s->events on the way. */
 static void check_records(tgz_rslot *s)
 {
 	const tgz_meta *m = &s->hdr.meta;
@@ -41,7 +43,7 @@ static void check_records(tgz_rslot *s)
 			verdict(s, BR_EFORMAT, "record %llu has no blk_io_trace magic%.0llu", n, 0);
 			return;
 		}
-		br_event ev;
+		br_event *e = &s->events[n], ev;
 		br_record_decode(raw, kind == 1, &ev);
 		if (n == 0)
 			s->swapped = kind == 1;
@@ -61,9 +63,12 @@ static void check_records(tgz_rslot *s)
 			return;
 		}
 		last = ev.time;
+		ev.pdu = ev.pdu_len ? raw + BR_RECORD_SIZE : NULL;
+		*e = ev;
 		pos += BR_RECORD_SIZE + ev.pdu_len;
 		n++;
 	}
+	s->nevents = n;
 	if (n != m->records) {
 		verdict(s, BR_EFORMAT, "holds %llu records, its header says %llu", n, m->records);
 		return;
@@ -77,46 +82,38 @@ void tgz_inflate_run(tgz_job *job)
 {
 	tgz_rslot *s = (tgz_rslot *)job;
 	const tgz_hdr *h = &s->hdr;
-	int rc;
 	s->code = 0;
 	s->why[0] = 0;
 	s->out_len = 0;
+	s->nevents = 0;
 	s->swapped = false;
-	if (!s->zs_ready) {
-		memset(&s->zs, 0, sizeof s->zs);
-		rc = inflateInit2(&s->zs, -15); /* raw deflate: we parsed the framing */
-		if (rc != Z_OK) {
-			verdict(s, BR_ENOMEM, "cannot set up zlib (-%llu)%.0llu", (unsigned long long)-rc, 0);
-			return;
-		}
-		s->zs_ready = true;
-	} else {
-		inflateReset(&s->zs);
-	}
+	/* The header is parsed and checked already, so the deflate data is
+	 * inflated raw and CRC-32 and ISIZE are checked here: the same work
+	 * libdeflate_gzip_decompress does, but each failure keeps its own
+	 * message. Output room is the format's limit, not usize, so a member
+	 * that inflates to more than its header says is told apart. */
 	size_t dlen = s->clen - h->hdr_len - TGZ_TRAILER_LEN;
-	s->zs.next_in = s->cdata + h->hdr_len;
-	s->zs.avail_in = (uInt)dlen;
-	s->zs.next_out = s->out;
-	s->zs.avail_out = TGZ_PAYLOAD_MAX;
-	rc = inflate(&s->zs, Z_FINISH);
-	s->out_len = TGZ_PAYLOAD_MAX - s->zs.avail_out;
-	if (rc != Z_STREAM_END) {
-		if (rc == Z_BUF_ERROR && s->zs.avail_out == 0)
-			verdict(s, BR_ECORRUPT, "inflates past 0xff00 bytes%.0llu%.0llu", 0, 0);
-		else if (rc == Z_BUF_ERROR)
-			verdict(s, BR_ECORRUPT, "deflate data ends early (%llu of %llu bytes "
-				"inflated)", s->out_len, h->meta.usize);
-		else
-			verdict(s, BR_ECORRUPT, "inflate error (zlib -%llu)%.0llu", (unsigned long long)-rc, 0);
+	size_t in_used = 0, out_len = 0;
+	enum libdeflate_result rc = libdeflate_deflate_decompress_ex(
+		s->inflater, s->cdata + h->hdr_len, dlen, s->out, TGZ_PAYLOAD_MAX, &in_used, &out_len);
+	if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+		verdict(s, BR_ECORRUPT, "inflates past 0xff00 bytes%.0llu%.0llu", 0, 0);
 		return;
 	}
-	if (s->zs.avail_in != 0) {
+	if (rc != LIBDEFLATE_SUCCESS) {
+		/* libdeflate does not tell a cut stream from a corrupt one */
+		verdict(s, BR_ECORRUPT, "deflate data is corrupt or ends early (libdeflate %llu, "
+			"%llu bytes of deflate data)", (unsigned long long)rc, dlen);
+		return;
+	}
+	s->out_len = out_len;
+	if (in_used != dlen) {
 		verdict(s, BR_ECORRUPT, "%llu stray bytes between deflate data and trailer%.0llu",
-			s->zs.avail_in, 0);
+			dlen - in_used, 0);
 		return;
 	}
 	const uint8_t *t = s->cdata + s->clen - TGZ_TRAILER_LEN;
-	uint32_t crc = (uint32_t)crc32(0L, s->out, (uInt)s->out_len);
+	uint32_t crc = libdeflate_crc32(0, s->out, s->out_len);
 	if (crc != tgz_le32(t)) {
 		verdict(s, BR_ECORRUPT, "CRC-32 mismatch (computed %08llx, stored %08llx)", crc,
 			tgz_le32(t));

@@ -16,6 +16,7 @@
 #define TGZ_PAYLOAD_MAX 0xff00u     /* uncompressed bytes per member */
 #define TGZ_HEADER_LEN 60u          /* header as the writer emits it */
 #define TGZ_TRAILER_LEN 8u
+#define TGZ_EVENTS_MAX (TGZ_PAYLOAD_MAX / 48u) /* records a payload can hold */
 #define TGZ_EOF_LEN 70u             /* header + 03 00 + trailer */
 #define TGZ_BR_LEN 36u              /* version-1 BR subfield data */
 #define TGZ_VERSION 1u
@@ -139,8 +140,10 @@ static inline size_t tgz_buf_avail(const tgz_buf *b) { return b->len - b->pos; }
 int tgz_buf_skip_to(tgz_buf *b, int64_t off, br_error *err);
 
 /* ---- the reader (tgz_source.c, tgz_fetch.c, tgz_inflate.c, tgz_plain.c) -- */
+#include <libdeflate.h>
 #include <zlib.h>
 #include "source.h"
+#include "blkreel/event.h"
 
 enum tgz_slot_kind {
 	TGZ_SLOT_MEMBER,        /* a member to inflate (header passed checks) */
@@ -160,8 +163,11 @@ typedef struct tgz_rslot {
 	size_t clen;
 	uint8_t *out;           /* inflated payload, TGZ_PAYLOAD_MAX bytes */
 	size_t out_len;
-	z_stream zs;
-	bool zs_ready;
+	/* the payload's records decoded by the worker (pdu pointing into out),
+	 * TGZ_EVENTS_MAX of them: the consumer only copies them out */
+	br_event *events;
+	size_t nevents;
+	struct libdeflate_decompressor *inflater;
 	/* worker verdict for MEMBER slots */
 	int code;               /* 0, BR_ECORRUPT or BR_EFORMAT */
 	char why[200];

@@ -26,7 +26,7 @@ typedef struct tgz_source {
 	unsigned nslots;
 	unsigned head, count;   /* queued slots: slots[head .. head+count) mod n */
 	tgz_rslot *cur;         /* member whose records are being handed out */
-	size_t rec_pos;
+	size_t rec_pos;         /* next of cur->events to hand out */
 	bool filter;            /* drop non-notify records before min_time */
 	uint64_t min_time;
 	int error;              /* sticky */
@@ -165,15 +165,9 @@ static int tgz_next(br_source *src, br_event *ev, br_error *err)
 		return sticky(r, err);
 	for (;;) {
 		tgz_rslot *s = r->cur;
-		while (s && r->rec_pos < s->out_len) {
-			/* the worker verified the framing of every record */
-			const uint8_t *raw = s->out + r->rec_pos;
-			unsigned version;
-			bool swap = br_record_probe_magic(raw, &version) == 1;
-			br_record_decode(raw, swap, ev);
-			ev->pdu = ev->pdu_len ? raw + BR_RECORD_SIZE : NULL;
-			ev->comm = NULL;
-			r->rec_pos += BR_RECORD_SIZE + ev->pdu_len;
+		while (s && r->rec_pos < s->nevents) {
+			/* the worker verified and decoded every record */
+			*ev = s->events[r->rec_pos++];
 			if (r->filter && ev->time < r->min_time && !br_event_is_notify(ev))
 				continue;
 			return 1;
@@ -231,10 +225,11 @@ static void free_source(tgz_source *r, bool close_input)
 		return;
 	tgz_pool_free(r->pool); /* drains queued jobs first */
 	for (unsigned i = 0; r->slots && i < r->nslots; i++) {
-		if (r->slots[i].zs_ready)
-			inflateEnd(&r->slots[i].zs);
+		if (r->slots[i].inflater)
+			libdeflate_free_decompressor(r->slots[i].inflater);
 		free(r->slots[i].cdata);
 		free(r->slots[i].out);
+		free(r->slots[i].events);
 	}
 	free(r->slots);
 	tgz_buf_free(&r->fetch.buf);
@@ -341,7 +336,10 @@ int br_tgz_source_open(br_source **out, br_input *in, const br_reader_opts *opts
 		r->slots[i].job.run = tgz_inflate_run;
 		r->slots[i].cdata = malloc(TGZ_MEMBER_MAX);
 		r->slots[i].out = malloc(TGZ_PAYLOAD_MAX);
-		if (!r->slots[i].cdata || !r->slots[i].out)
+		r->slots[i].events = malloc(TGZ_EVENTS_MAX * sizeof(br_event));
+		r->slots[i].inflater = libdeflate_alloc_decompressor();
+		if (!r->slots[i].cdata || !r->slots[i].out || !r->slots[i].events ||
+		    !r->slots[i].inflater)
 			goto nomem;
 	}
 	if (tgz_pool_create(&r->pool, threads == 1 ? 0 : threads) < 0)

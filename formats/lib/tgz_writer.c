@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define HOST_BIG_ENDIAN true
@@ -22,8 +22,8 @@
 #endif
 
 /* Room for deflate output in a member: what is left of 64 KiB after the
- * header and trailer. Raw deflate of 0xff00 bytes needs at most ~65305
- * (zlib's deflateBound), so this always suffices. */
+ * header and trailer. Raw deflate of 0xff00 bytes needs at most 65359
+ * (libdeflate_deflate_compress_bound), so this always suffices. */
 #define DEFLATE_ROOM (TGZ_MEMBER_MAX - TGZ_HEADER_LEN - TGZ_TRAILER_LEN)
 
 typedef struct wslot {
@@ -33,10 +33,8 @@ typedef struct wslot {
 	uint8_t *out;           /* TGZ_MEMBER_MAX bytes: the finished member */
 	size_t out_len;
 	tgz_meta meta;
-	int level;
-	z_stream zs;
-	bool zs_ready;
-	int zrc;                /* zlib result when compression failed, else 0 */
+	struct libdeflate_compressor *deflater;
+	bool failed;            /* the member did not fit in 64 KiB */
 } wslot;
 
 typedef struct tgz_writer {
@@ -60,35 +58,19 @@ typedef struct tgz_writer {
 static void compress_run(tgz_job *job)
 {
 	wslot *s = (wslot *)job;
-	int rc;
-	if (!s->zs_ready) {
-		memset(&s->zs, 0, sizeof s->zs);
-		/* negative windowBits: raw deflate, we frame the member ourselves */
-		rc = deflateInit2(&s->zs, s->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-		if (rc != Z_OK) {
-			s->zrc = rc;
-			return;
-		}
-		s->zs_ready = true;
-	} else {
-		deflateReset(&s->zs);
-	}
-	s->zs.next_in = s->raw;
-	s->zs.avail_in = (uInt)s->raw_len;
-	s->zs.next_out = s->out + TGZ_HEADER_LEN;
-	s->zs.avail_out = DEFLATE_ROOM;
-	rc = deflate(&s->zs, Z_FINISH);
-	if (rc != Z_STREAM_END) {
-		s->zrc = rc == Z_OK ? Z_BUF_ERROR : rc;
+	/* raw deflate: we frame the member ourselves */
+	size_t clen = libdeflate_deflate_compress(s->deflater, s->raw, s->raw_len,
+						  s->out + TGZ_HEADER_LEN, DEFLATE_ROOM);
+	if (!clen) {
+		s->failed = true;
 		return;
 	}
-	size_t clen = s->zs.total_out;
 	s->out_len = TGZ_HEADER_LEN + clen + TGZ_TRAILER_LEN;
 	tgz_header_build(s->out, &s->meta, (uint32_t)s->out_len);
 	uint8_t *t = s->out + TGZ_HEADER_LEN + clen;
-	tgz_put32(t, (uint32_t)crc32(0L, s->raw, (uInt)s->raw_len));
+	tgz_put32(t, libdeflate_crc32(0, s->raw, s->raw_len));
 	tgz_put32(t + 4, (uint32_t)s->raw_len);
-	s->zrc = 0;
+	s->failed = false;
 }
 
 /* Remember the first failure so every later call reports it again. */
@@ -140,11 +122,9 @@ static int write_oldest(tgz_writer *w, br_error *err)
 	w->inflight--;
 	if (w->error)
 		return sticky(w, err);
-	if (s->zrc) {
-		char why[64];
-		snprintf(why, sizeof why, "zlib error %d", s->zrc);
-		return fail(w, err, BR_ENOMEM, 0, "cannot compress a member: %s", why);
-	}
+	if (s->failed)
+		return fail(w, err, BR_EFORMAT, 0, "cannot compress a member: %s",
+			    "deflate output does not fit in 64 KiB");
 	int rc = write_all(w, s->out, s->out_len, err);
 	s->raw_len = 0;
 	return rc;
@@ -194,10 +174,10 @@ static int tgz_open(void *state, const char *path, const br_writer_opts *opts, b
 	for (unsigned i = 0; i < w->nslots; i++) {
 		wslot *s = &w->slots[i];
 		s->job.run = compress_run;
-		s->level = level;
+		s->deflater = libdeflate_alloc_compressor(level);
 		s->raw = malloc(TGZ_PAYLOAD_MAX);
 		s->out = malloc(TGZ_MEMBER_MAX);
-		if (!s->raw || !s->out)
+		if (!s->deflater || !s->raw || !s->out)
 			return br_error_set(err, BR_ENOMEM, 0, w->path, -1, "out of memory");
 	}
 	if (tgz_pool_create(&w->pool, threads == 1 ? 0 : threads) < 0)
@@ -284,8 +264,8 @@ static int tgz_close(void *state, br_error *err)
 		rc = fail(w, err, BR_ESYS, errno, "%s", "close failed");
 	w->fd = -1;
 	for (unsigned i = 0; w->slots && i < w->nslots; i++) {
-		if (w->slots[i].zs_ready)
-			deflateEnd(&w->slots[i].zs);
+		if (w->slots[i].deflater)
+			libdeflate_free_compressor(w->slots[i].deflater);
 		free(w->slots[i].raw);
 		free(w->slots[i].out);
 	}

@@ -5,7 +5,8 @@
  * byte boundary (as Z_SYNC_FLUSH would; the last part with the final
  * block), and the parts are laid end to end behind one zlib header, each in
  * its own IDAT chunk, with the Adler-32 of the whole combined from the
- * strips' (adler32_combine). A decoder sees one ordinary zlib stream.
+ * strips' (adler32_combine). A decoder sees one ordinary zlib stream. The
+ * APNG movie (movie.c) writes each frame's stream the same way, as fdAT.
  * Spec: https://www.w3.org/TR/png/ (chunks, filters, zlib wrapper). */
 #include "deflate_runs.h"
 #include "output.h"
@@ -30,7 +31,6 @@ typedef struct strip {
 	unsigned char *z;           /* this strip's part of the zlib stream */
 	size_t zlen, zcap;
 	uLong adler, rawlen;        /* of the filtered rows */
-	uLong crc;                  /* of "IDAT" and z so far */
 	bool failed;                /* out of memory */
 } strip;
 
@@ -122,10 +122,7 @@ static int encode_strip(const png_job *j, strip *st, bool first, bool last, unsi
 	st->z = o.p;
 	st->zlen = o.len;
 	st->zcap = o.cap;
-	if (rc)
-		return -1;
-	st->crc = crc32_z(crc32(0, (const Bytef *)"IDAT", 4), st->z, st->zlen);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static void *png_worker(void *arg)
@@ -194,10 +191,25 @@ static unsigned default_threads(void)
 	return n < 1 ? 1 : n > PNG_MAX_THREADS ? PNG_MAX_THREADS : (unsigned)n;
 }
 
-int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride,
-		   const png_text_kv *kv, size_t nkv, unsigned strips, unsigned threads,
-		   const char *path, br_error *err)
+struct png_image_z {
+	strip *s;
+	unsigned ns;
+};
+
+void png_image_z_free(png_image_z *z)
 {
+	if (!z)
+		return;
+	for (unsigned i = 0; i < z->ns; i++)
+		free(z->s[i].z);
+	free(z->s);
+	free(z);
+}
+
+int png_image_z_encode(png_image_z **out, const unsigned char *data, int w, int h, int stride,
+		       unsigned strips, unsigned threads, const char *path, br_error *err)
+{
+	*out = NULL;
 	if (w < 1 || h < 1 || (uint64_t)w * 3 + 1 > PNG_CHUNK_MAX)
 		return br_error_set(err, BR_EINVAL, 0, path, -1, "cannot write a %dx%d PNG", w, h);
 	if (!threads)
@@ -210,18 +222,23 @@ int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride
 		threads = strips;
 	png_job j = { .data = data, .w = w, .h = h, .stride = stride, .ns = strips };
 	atomic_init(&j.next, 0);
+	png_image_z *z = calloc(1, sizeof *z);
 	j.s = calloc(strips, sizeof(strip));
-	pthread_t tid[PNG_MAX_THREADS];
-	unsigned nt = 0;
-	int rc = 0;
-	if (!j.s)
+	if (!z || !j.s) {
+		free(z);
+		free(j.s);
 		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory writing PNG");
+	}
+	z->s = j.s;
+	z->ns = strips;
 	for (unsigned i = 0; i < strips; i++) {
 		j.s[i].y0 = (int)((uint64_t)h * i / strips);
 		j.s[i].y1 = (int)((uint64_t)h * (i + 1) / strips);
 	}
 	/* this thread works too; a thread that cannot start leaves its share
 	 * to the others */
+	pthread_t tid[PNG_MAX_THREADS];
+	unsigned nt = 0;
 	while (nt + 1 < threads && nt < PNG_MAX_THREADS && !pthread_create(&tid[nt], NULL, png_worker, &j))
 		nt++;
 	png_worker(&j);
@@ -229,25 +246,55 @@ int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride
 		pthread_join(tid[t], NULL);
 
 	uLong adler = 0;
+	int rc = 0;
 	for (unsigned i = 0; i < strips; i++) {
 		const strip *st = &j.s[i];
 		if (st->failed) {
 			rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory compressing PNG rows %d-%d",
 					  st->y0, st->y1 - 1);
-			goto out;
+			break;
 		}
-		if (st->zlen + 4 > PNG_CHUNK_MAX) {
+		/* room for a sequence number (fdAT) in the same chunk */
+		if (st->zlen + 8 > PNG_CHUNK_MAX) {
 			rc = br_error_set(err, BR_EINVAL, 0, path, -1,
 					  "PNG rows %d-%d compress to more than a chunk can hold", st->y0, st->y1 - 1);
-			goto out;
+			break;
 		}
 		adler = i ? adler32_combine(adler, st->adler, (z_off_t)st->rawlen) : st->adler;
 	}
+	if (rc) {
+		png_image_z_free(z);
+		return rc;
+	}
 	strip *last = &j.s[strips - 1];
 	be32(last->z + last->zlen, (uint32_t)adler); /* deflate_runs kept room */
-	last->crc = crc32(last->crc, last->z + last->zlen, 4);
 	last->zlen += 4;
+	*out = z;
+	return 0;
+}
 
+void png_image_z_put(FILE *fp, const png_image_z *z, uint32_t *seq)
+{
+	for (unsigned i = 0; i < z->ns; i++) {
+		const strip *st = &z->s[i];
+		const char *type = seq ? "fdAT" : "IDAT";
+		unsigned char sq[4], c[4];
+		put_chunk_head(fp, type, (uint32_t)st->zlen + (seq ? 4 : 0));
+		uLong crc = crc32(0, (const Bytef *)type, 4);
+		if (seq) {
+			be32(sq, (*seq)++);
+			fwrite(sq, 1, 4, fp);
+			crc = crc32(crc, sq, 4);
+		}
+		fwrite(st->z, 1, st->zlen, fp);
+		be32(c, (uint32_t)crc32_z(crc, st->z, st->zlen));
+		fwrite(c, 1, 4, fp);
+	}
+}
+
+int png_put_head(FILE *fp, int w, int h, const png_text_kv *kv, size_t nkv, const char *path,
+		 br_error *err)
+{
 	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
 	fwrite(sig, 1, 8, fp);
 	unsigned char ihdr[13];
@@ -259,24 +306,42 @@ int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride
 	ihdr[11] = 0; /* adaptive filtering (a filter type byte per row) */
 	ihdr[12] = 0; /* not interlaced */
 	put_chunk(fp, "IHDR", ihdr, 13);
-	for (size_t i = 0; i < nkv; i++)
-		if ((rc = put_itxt(fp, &kv[i], path, err)))
-			goto out;
-	for (unsigned i = 0; i < strips; i++) {
-		const strip *st = &j.s[i];
-		unsigned char c[4];
-		put_chunk_head(fp, "IDAT", (uint32_t)st->zlen);
-		fwrite(st->z, 1, st->zlen, fp);
-		be32(c, (uint32_t)st->crc);
-		fwrite(c, 1, 4, fp);
+	for (size_t i = 0; i < nkv; i++) {
+		int rc = put_itxt(fp, &kv[i], path, err);
+		if (rc)
+			return rc;
 	}
-	put_chunk(fp, "IEND", NULL, 0);
-	if (fflush(fp) || ferror(fp))
-		rc = br_error_set(err, BR_ESYS, errno, path, -1, "write failed");
-out:
-	for (unsigned i = 0; i < strips; i++)
-		free(j.s[i].z);
-	free(j.s);
+	return 0;
+}
+
+void png_put_chunk(FILE *fp, const char *type, const unsigned char *data, uint32_t len)
+{
+	put_chunk(fp, type, data, len);
+}
+
+int png_write_argb(FILE *fp, const unsigned char *data, int w, int h, int stride,
+		   const png_text_kv *kv, size_t nkv, unsigned strips, unsigned threads,
+		   const char *path, br_error *err)
+{
+	/* text keys first: a bad one fails before any work */
+	for (size_t i = 0; i < nkv; i++) {
+		size_t kl = strlen(kv[i].key);
+		if (kl < 1 || kl > 79)
+			return br_error_set(err, BR_EINVAL, 0, path, -1,
+					    "PNG text key \"%.80s\" must be 1 to 79 bytes long", kv[i].key);
+	}
+	png_image_z *z;
+	int rc = png_image_z_encode(&z, data, w, h, stride, strips, threads, path, err);
+	if (rc)
+		return rc;
+	rc = png_put_head(fp, w, h, kv, nkv, path, err);
+	if (!rc) {
+		png_image_z_put(fp, z, NULL);
+		put_chunk(fp, "IEND", NULL, 0);
+		if (fflush(fp) || ferror(fp))
+			rc = br_error_set(err, BR_ESYS, errno, path, -1, "write failed");
+	}
+	png_image_z_free(z);
 	return rc;
 }
 

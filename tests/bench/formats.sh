@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark the trace library against the classic tools on a large trace:
-#   - decoding our compressed file (all cores) vs zcat of the same file
-#   - compressed size and write speed vs gzip -6 (and --fast)
+#   - decoding our compressed file (all cores) vs zcat of the same file, and
+#     libdeflate against zlib inflating the same members (member_codec.c)
+#   - compressed size and write speed vs gzip -6 (and --fast), and libdeflate
+#     against zlib deflating the same payloads at the same level
+#   - BASELINE_BIN=DIR (optional): a bin/ built from an older commit, timed
+#     beside ours on the same files (e.g. the zlib-based writer and reader)
 #   - text output vs blkparse
 #   - peak memory at 1 M and N events (flat in trace length)
 # Usage: tests/bench/formats.sh [EVENTS]   (default 10000000)
@@ -14,13 +18,16 @@ work=$(mktemp -d /tmp/blkreel-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p build/bench
 cc -O2 -D_GNU_SOURCE -Iformats/include tests/bench/make_trace.c build/release/libblkreel.a \
-	-lz -lpthread -lm -o build/bench/make_trace
+	-lz -ldeflate -lpthread -lm -o build/bench/make_trace
+cc -O2 -Wall -Wextra tests/bench/member_codec.c -lz -ldeflate -o build/bench/member_codec
 
 echo "Building a ${events}-event trace from samples/ext4-loop (repeated, times shifted)..."
 build/bench/make_trace samples/ext4-loop "$events" "$work/big.bin"
 build/bench/make_trace samples/ext4-loop 1000000 "$work/small.bin"
 raw_bytes=$(stat -c %s "$work/big.bin")
 P=bin/blkreel-parse
+B=${BASELINE_BIN:+$BASELINE_BIN/blkreel-parse}
+[[ -z $B || -x $B ]] || { echo "formats.sh: $B is not executable" >&2; exit 1; }
 
 . tests/bench/lib/measure.sh
 
@@ -34,7 +41,14 @@ printf '%-38s %10s %14s %12s %10s\n' "command" "seconds" "M events/s" "bytes/eve
 printf '%-38s %10s %14s %12s %10s\n' "gzip -6" "$t_gz" "$(rate "$events" "$t_gz")" "$(awk -v s="$s_gz" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "1.00x size"
 printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse -o X.blktrace.gz" "$t_br" "$(rate "$events" "$t_br")" "$(awk -v s="$s_br" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_br" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
 printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse --fast -o X.blktrace.gz" "$t_fast" "$(rate "$events" "$t_fast")" "$(awk -v s="$s_fast" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_fast" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
+if [[ -n $B ]]; then
+	read -r t_base m_base _ < <(best 2 $B --no-progress "$work/big.bin" -o "$work/base.blktrace.gz")
+	s_base=$(stat -c %s "$work/base.blktrace.gz")
+	printf '%-38s %10s %14s %12s %10s\n' "baseline -o X.blktrace.gz" "$t_base" "$(rate "$events" "$t_base")" "$(awk -v s="$s_base" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_base" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
+	echo "write speed vs the baseline build: $(awk -v a="$t_base" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}')"
+fi
 echo "write speed vs gzip -6: $(awk -v a="$t_gz" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}') (default level), $(awk -v a="$t_gz" -v b="$t_fast" 'BEGIN{printf "%.2fx", a/b}') (--fast)"
+echo "size vs gzip -6: $(awk -v a="$s_br" -v b="$s_gz" 'BEGIN{printf "%+.2f %%", (a/b-1)*100}') (goal <= +2 %)"
 
 echo
 echo "== decoding the compressed file"
@@ -45,6 +59,15 @@ printf '%-44s %10s %14s %12s\n' "command" "seconds" "M events/s" "peak RSS"
 printf '%-44s %10s %14s %12s\n' "zcat X.blktrace.gz > /dev/null" "$t_zcat" "$(rate "$events" "$t_zcat")" "${m_zcat} KiB"
 printf '%-44s %10s %14s %12s\n' "blkreel-parse X.blktrace.gz -o /dev/null" "$t_dec" "$(rate "$events" "$t_dec")" "${m_dec} KiB"
 printf '%-44s %10s %14s %12s\n' "blkreel-parse -j1 X.blktrace.gz -o /dev/null" "$t_dec1" "$(rate "$events" "$t_dec1")" "${m_dec1} KiB"
+if [[ -n $B ]]; then
+	read -r t_bdec m_bdec _ < <(best 3 $B --no-progress "$work/big.blktrace.gz" -o /dev/null)
+	printf '%-44s %10s %14s %12s\n' "baseline X.blktrace.gz -o /dev/null" "$t_bdec" "$(rate "$events" "$t_bdec")" "${m_bdec} KiB"
+	echo "decode speed vs the baseline build: $(awk -v a="$t_bdec" -v b="$t_dec" 'BEGIN{printf "%.2fx", a/b}')"
+fi
+
+echo
+echo "== the codecs alone on the same members, one core (tests/bench/member_codec.c)"
+build/bench/member_codec "$work/big.blktrace.gz" 6
 
 echo
 echo "== text output (blkparse's default format)"

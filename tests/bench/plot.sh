@@ -4,6 +4,10 @@
 #   traces: the bundled real captures (samples/ext4-loop, samples/*-fio-rand-4t and
 #   ext4-dbench-8c), a real NVMe sample (../shared/realtraces, when present) and a
 #   synthetic trace of BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
+#   Then: a WARM_EVENTS-event synthetic trace (default 5 M), 3 alternating rounds of
+#   blkreel-plot (compressed file and per-CPU set) against iowatcher cold (running blkparse
+#   first) and warm (reusing the dump its cold run left); and the PNG encoder alone on the
+#   default figure (tests/bench/png_encode.c: ours against zlib Z_RLE strips and libdeflate).
 #   seekwatcher: set SEEKWATCHER=/path/to/cmd/seekwatcher (a built checkout of
 #   its public repository; needs python3-matplotlib, cython3) or have it on
 #   PATH. iowatcher: Debian's blktrace package.
@@ -41,7 +45,7 @@ if [[ ! -f synth.blktrace.0 ]]; then
 	lib=$ROOT/build/release/libblkreel.a
 	[[ -f $lib ]] || { echo "plot.sh: $lib missing (run make)" >&2; exit 1; }
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/formats/include "$ROOT"/tests/bench/gen_trace.c \
-		"$lib" -lz -luring -lpthread -lm -o gen_trace
+		"$lib" -lz -ldeflate -luring -lpthread -lm -o gen_trace
 	echo "generating a synthetic trace of $EVENTS events..." >&2
 	./gen_trace synth "$EVENTS" 60
 fi
@@ -122,5 +126,48 @@ print("  %-17s %s" % (sys.argv[1], ", ".join(ms)))
 PY
 	done
 fi
+# ---- 5 M events: iowatcher cold and warm ----------------------------------------
+WARM=${WARM_EVENTS:-5000000}
+if [[ ! -f synth5.blktrace.0 ]]; then
+	echo "generating a synthetic trace of $WARM events..." >&2
+	./gen_trace synth5 "$WARM" 30
+fi
+echo
+echo "$WARM synthetic events, 3 rounds alternating (wall s / cpu s / MB per round):"
+declare -a r_gz r_set r_cold r_warm
+for round in 1 2 3; do
+	r_gz+=("$(measure "$PLOT" -q -t synth5.blktrace.gz -o synth5-blkreel.png)")
+	r_set+=("$(measure "$PLOT" -q -t synth5 -o synth5-blkreel-set.png)")
+	if [[ -n $IOW ]]; then
+		rm -f synth5.dump
+		r_cold+=("$(measure "$IOW" -t synth5 -o synth5-iowatcher.svg)")
+		r_warm+=("$(measure "$IOW" -t synth5 -o synth5-iowatcher.svg)")
+	fi
+done
+walls() { local x; for x in "$@"; do printf '%s ' "${x%% *}"; done; }
+printf '  %-34s %s\n' "blkreel-plot PNG, compressed file" "$(printf '%s | ' "${r_gz[@]}")"
+printf '  %-34s %s\n' "blkreel-plot PNG, per-CPU set" "$(printf '%s | ' "${r_set[@]}")"
+if [[ -n $IOW ]]; then
+	printf '  %-34s %s\n' "iowatcher SVG, cold (blkparse)" "$(printf '%s | ' "${r_cold[@]}")"
+	printf '  %-34s %s\n' "iowatcher SVG, warm (its dump)" "$(printf '%s | ' "${r_warm[@]}")"
+	# per round: iowatcher warm / ours, paired
+	python3 - "$(walls "${r_warm[@]}")" "$(walls "${r_gz[@]}")" "$(walls "${r_set[@]}")" "$(walls "${r_cold[@]}")" <<'PY'
+import sys
+w, gz, st, cold = ([float(x) for x in a.split()] for a in sys.argv[1:5])
+rng = lambda v: "%.1f-%.1fx" % (min(v), max(v))
+print("  iowatcher warm / blkreel-plot, paired rounds: compressed file %s, per-CPU set %s (goal >= 2x)"
+      % (rng([a / b for a, b in zip(w, gz)]), rng([a / b for a, b in zip(w, st)])))
+print("  iowatcher cold / blkreel-plot compressed file: %s" % rng([a / b for a, b in zip(cold, gz)]))
+PY
+fi
+
+# ---- the PNG encoder alone on the default figure ----------------------------------
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/plot/plot -I"$ROOT"/formats/include $(pkg-config --cflags cairo) \
+	"$ROOT"/tests/bench/png_encode.c "$ROOT"/plot/plot/png_write.c "$ROOT"/plot/plot/deflate_runs.c \
+	"$ROOT"/build/release/libblkreel.a $(pkg-config --libs cairo) -lz -ldeflate -lpthread -o png_encode
+echo
+echo "PNG encoding of the default figure (ext4-loop, per-CPU set), 3 runs of 30 rounds:"
+for run in 1 2 3; do ./png_encode ext4-loop-blkreel-set.png 30 | tail -n +2; done
+
 cat notes.txt
 echo "outputs in $DIR"

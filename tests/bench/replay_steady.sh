@@ -11,7 +11,7 @@ iops=${IOPS:-10000} seconds=${DURATION:-5} runs=${RUNS:-3}
 make -s tools >/dev/null
 mkdir -p build/bench
 cc -O2 -D_GNU_SOURCE -Iformats/include tests/bench/steady_trace.c build/release/libblkreel.a \
-	-lz -lpthread -lm -o build/bench/steady_trace
+	-lz -ldeflate -lpthread -lm -o build/bench/steady_trace
 work=$(mktemp -d /tmp/blkreel-bench-steady-XXXXXX)
 img=$(mktemp /dev/shm/blkreel-bench-steady.XXXXXX)
 loop=""

@@ -14,7 +14,7 @@ work=$(mktemp -d /tmp/blkreel-bench-report-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p build/bench
 cc -O2 -D_GNU_SOURCE -Iformats/include tests/bench/make_trace.c build/release/libblkreel.a \
-	-lz -lpthread -lm -o build/bench/make_trace
+	-lz -ldeflate -lpthread -lm -o build/bench/make_trace
 
 echo "Building a ${events}-event trace from samples/ext4-loop (repeated, times shifted)..."
 build/bench/make_trace samples/ext4-loop "$events" "$work/big.bin"

@@ -615,3 +615,90 @@ Test(tgz, plain_gzip)
 	free(rb.raw);
 	free_trace(&t);
 }
+
+/* ---- each way a member's data can be wrong has its own message ------------ */
+
+/* One member around the given deflate data and trailer, then the
+ * end-of-file member; meta describes the trace t's records. */
+static size_t build_member(uint8_t *out, const trace *t, const uint8_t *dfl, size_t dlen,
+			   uint32_t crc, uint32_t isize)
+{
+	tgz_meta m = { .version = TGZ_VERSION, .records = (uint32_t)t->n, .usize = (uint32_t)t->len,
+		       .first_time = t->times[0], .last_time = t->times[t->n - 1] };
+	size_t size = TGZ_HEADER_LEN + dlen + TGZ_TRAILER_LEN;
+	tgz_header_build(out, &m, (uint32_t)size);
+	memcpy(out + TGZ_HEADER_LEN, dfl, dlen);
+	tgz_put32(out + TGZ_HEADER_LEN + dlen, crc);
+	tgz_put32(out + TGZ_HEADER_LEN + dlen + 4, isize);
+	tgz_eof_build(out + size, m.last_time, m.records, false);
+	return size + TGZ_EOF_LEN;
+}
+
+/* Raw deflate of in with zlib (an independent encoder). */
+static size_t zdeflate(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream zs = { 0 };
+	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	size_t len = zs.total_out;
+	deflateEnd(&zs);
+	return len;
+}
+
+static void expect_member_error(const uint8_t *file, size_t len, const char *needle)
+{
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		readback rb = read_bytes(file, len, threads, false);
+		cr_expect_eq(rb.rc, BR_ECORRUPT, "%s: rc %d (%s)", needle, rb.rc, rb.err.msg);
+		cr_expect(strstr(rb.err.msg, needle), "'%s' not in: %s", needle, rb.err.msg);
+		cr_expect(strstr(rb.err.msg, "member 0 is damaged"), "%s", rb.err.msg);
+		cr_expect_eq(rb.err.offset, 0);
+		cr_expect_eq(rb.n, 0, "%s: no record of the damaged member comes out", needle);
+		free(rb.raw);
+	}
+}
+
+Test(tgz, member_data_failures_are_named)
+{
+	trace t = make_trace(60, 1000, 5);
+	cr_assert(t.len < TGZ_PAYLOAD_MAX);
+	uint8_t *dfl = malloc(2 * TGZ_MEMBER_MAX), *file = malloc(3 * TGZ_MEMBER_MAX);
+	size_t dlen = zdeflate(t.raw, t.len, dfl, 2 * TGZ_MEMBER_MAX);
+	uint32_t crc = (uint32_t)crc32(0, t.raw, (uInt)t.len);
+
+	/* intact, to show the pieces are right */
+	size_t n = build_member(file, &t, dfl, dlen, crc, (uint32_t)t.len);
+	readback rb = read_bytes(file, n, 1, false);
+	cr_assert_eq(rb.rc, 0, "%s", rb.err.msg);
+	cr_assert_eq(rb.n, t.n);
+	cr_assert(rb.len == t.len && memcmp(rb.raw, t.raw, t.len) == 0);
+	free(rb.raw);
+
+	n = build_member(file, &t, dfl, dlen, crc ^ 1, (uint32_t)t.len);
+	expect_member_error(file, n, "CRC-32 mismatch");
+	n = build_member(file, &t, dfl, dlen, crc, (uint32_t)t.len + 1);
+	expect_member_error(file, n, "size mismatch");
+	/* deflate data followed by bytes that belong to nothing */
+	memcpy(dfl + dlen, "xyz", 3);
+	n = build_member(file, &t, dfl, dlen + 3, crc, (uint32_t)t.len);
+	expect_member_error(file, n, "3 stray bytes");
+	/* cut short, and garbage */
+	n = build_member(file, &t, dfl, dlen / 2, crc, (uint32_t)t.len);
+	expect_member_error(file, n, "deflate data is corrupt or ends early");
+	memset(dfl, 0xff, dlen);
+	n = build_member(file, &t, dfl, dlen, crc, (uint32_t)t.len);
+	expect_member_error(file, n, "deflate data is corrupt or ends early");
+	/* more than a member may hold: 64 KiB of zeros deflate to little */
+	uint8_t *zeros = calloc(TGZ_MEMBER_MAX, 1);
+	dlen = zdeflate(zeros, TGZ_MEMBER_MAX, dfl, 2 * TGZ_MEMBER_MAX);
+	n = build_member(file, &t, dfl, dlen, crc, (uint32_t)t.len);
+	expect_member_error(file, n, "inflates past 0xff00 bytes");
+	free(zeros);
+	free(dfl);
+	free(file);
+	free_trace(&t);
+}

@@ -926,6 +926,74 @@ Test(plot, png_encoder_output_decodes_with_ffmpeg)
 	free(d);
 }
 
+/* The movie's path: frames from png_image_z as IDAT (the first) and fdAT
+ * chunks, several strips each, decoded by ffmpeg to exactly the pixels. */
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+Test(plot, apng_frames_through_the_strip_writer_decode_exactly)
+{
+	if (!tu_have("ffmpeg"))
+		cr_skip_test("ffmpeg not installed");
+	enum { FW = 203, FH = 61, FRAMES = 3 };
+	int stride = FW * 4 + 8;
+	FILE *fp = fopen(tu_path("frames.png"), "wb");
+	cr_assert(fp);
+	br_error err = { 0 };
+	const png_text_kv kv = { "Software", "test" };
+	cr_assert_eq(png_put_head(fp, FW, FH, &kv, 1, "frames.png", &err), 0, "%s", err.msg);
+	unsigned char actl[8];
+	put_be32(actl, FRAMES);
+	put_be32(actl + 4, 0);
+	png_put_chunk(fp, "acTL", actl, 8);
+	size_t n = (size_t)FW * FH * 3;
+	unsigned char *want = malloc(n * FRAMES);
+	uint32_t seq = 0;
+	for (unsigned f = 0; f < FRAMES; f++) {
+		unsigned char *d = test_argb(FW, FH, stride);
+		/* each frame differs: a block of colour moves across */
+		for (int y = 10; y < 30; y++)
+			for (int x = 0; x < 40; x++)
+				((uint32_t *)(d + (size_t)y * stride))[x + 50 * (int)f] = 0xffd55e00u;
+		for (size_t i = 0; i < (size_t)FW * FH; i++) {
+			uint32_t v = ((const uint32_t *)(d + (i / FW) * stride))[i % FW];
+			want[f * n + 3 * i] = (unsigned char)(v >> 16);
+			want[f * n + 3 * i + 1] = (unsigned char)(v >> 8);
+			want[f * n + 3 * i + 2] = (unsigned char)v;
+		}
+		png_image_z *z;
+		cr_assert_eq(png_image_z_encode(&z, d, FW, FH, stride, 4, 2, "frames.png", &err), 0,
+			     "%s", err.msg);
+		unsigned char fc[26] = { 0 };
+		put_be32(fc, seq++);
+		put_be32(fc + 4, FW);
+		put_be32(fc + 8, FH);
+		fc[21] = 1;  /* delay 1/10 s */
+		fc[23] = 10;
+		png_put_chunk(fp, "fcTL", fc, 26);
+		png_image_z_put(fp, z, f == 0 ? NULL : &seq);
+		png_image_z_free(z);
+		free(d);
+	}
+	png_put_chunk(fp, "IEND", NULL, 0);
+	cr_assert_eq(fclose(fp), 0);
+	cr_assert_eq(seq, 1 + 2 * (4 + 1), "sequence numbers: fcTL and fdAT of frames 2 and 3");
+	cr_assert_eq(tu_write_file(tu_path("want.rgb"), want, n * FRAMES), 0);
+	char *got = NULL, *exp = NULL;
+	cr_assert_eq(tu_runf(&got, NULL, NULL, "cd '%s' && ffmpeg -v error -i frames.png -f rawvideo "
+			     "-pix_fmt rgb24 - | cksum", tu_dir), 0);
+	cr_assert_eq(tu_runf(&exp, NULL, NULL, "cksum < '%s'", tu_path("want.rgb")), 0);
+	cr_expect_str_eq(got, exp);
+	free(got);
+	free(exp);
+	free(want);
+}
+
 Test(plot, png_encoder_rejects_bad_text_keys)
 {
 	unsigned char px[4] = { 0, 0, 0, 0xff };

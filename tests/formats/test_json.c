@@ -6,6 +6,7 @@
  * report (replay/report_json.c, compiled in) parses with hostile target
  * paths and NaN fidelity figures. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,109 @@ Test(json, compact_document_parses_and_decodes_exactly)
 	free(text);
 }
 
+/* One record per line, as a streamed Trace Event file is written: the
+ * elements of arrays of containers on their own lines, the rest compact. */
+Test(json, lines_document_parses_and_puts_records_on_lines)
+{
+	check_layout(BR_JSON_LINES, "lines.json");
+	char path[1200];
+	FILE *fp = open_doc("records.json", path, sizeof path);
+	br_json j;
+	br_json_init(&j, fp, BR_JSON_LINES);
+	br_json_object(&j);
+	br_json_kstr(&j, "unit", "ns");
+	br_json_key(&j, "traceEvents");
+	br_json_array(&j);
+	for (int i = 0; i < 3; i++) {
+		br_json_object(&j);
+		br_json_kint(&j, "pid", i);
+		br_json_key(&j, "args");
+		br_json_object(&j);
+		br_json_key(&j, "v");
+		br_json_array(&j);
+		br_json_uint(&j, 1);
+		br_json_uint(&j, 2);
+		br_json_end(&j);
+		br_json_end(&j);
+		br_json_end(&j);
+	}
+	br_json_end(&j);
+	br_json_key(&j, "none");
+	br_json_array(&j);
+	br_json_end(&j);
+	br_json_end(&j);
+	br_error err = { 0 };
+	cr_assert_eq(br_json_finish(&j, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(fp), 0);
+	expect_parses(path);
+	size_t n;
+	char *text = (char *)tu_read_file(path, &n);
+	cr_assert(text);
+	cr_expect_str_eq(text, "{\"unit\":\"ns\",\"traceEvents\":[\n"
+			       "{\"pid\":0,\"args\":{\"v\":[1,2]}},\n"
+			       "{\"pid\":1,\"args\":{\"v\":[1,2]}},\n"
+			       "{\"pid\":2,\"args\":{\"v\":[1,2]}}\n"
+			       "],\"none\":[]}\n");
+	free(text);
+}
+
+/* Numbers a caller wants in a given form: ns as µs exactly (decimal) and
+ * rounded figures (fixed); each is the text JSON would have for it. */
+Test(json, decimal_and_fixed_numbers_are_exact_text)
+{
+	char path[1200];
+	FILE *fp = open_doc("numbers.json", path, sizeof path);
+	br_json j;
+	br_json_init(&j, fp, 0);
+	br_json_array(&j);
+	br_json_decimal(&j, 0, 3);
+	br_json_decimal(&j, 12345, 3);
+	br_json_decimal(&j, 1000, 3);
+	br_json_decimal(&j, 7, 0);
+	br_json_decimal(&j, 5, 19);
+	br_json_decimal(&j, UINT64_MAX, 19);
+	br_json_decimal(&j, UINT64_MAX, 0);
+	br_json_fixed(&j, 1.23456, 3);
+	br_json_fixed(&j, 1.5, 3);
+	br_json_fixed(&j, -0.0001, 3);
+	br_json_fixed(&j, -2.25, 1);
+	br_json_fixed(&j, 99.96, 1);
+	br_json_fixed(&j, 1e20, 0);
+	br_json_fixed(&j, -DBL_MAX, 17);
+	br_json_fixed(&j, NAN, 3);
+	br_json_fixed(&j, -INFINITY, 3);
+	br_json_kdecimal(&j, "no key in an array", 1, 1); /* misuse: refused below */
+	br_json_end(&j);
+	br_error err = { 0 };
+	cr_expect_eq(br_json_finish(&j, path, &err), BR_EINVAL, "a key inside an array is misuse");
+	cr_assert_eq(fclose(fp), 0);
+	size_t n;
+	char *text = (char *)tu_read_file(path, &n);
+	cr_assert(text);
+	char want[1024];
+	snprintf(want, sizeof want,
+		 "[0.000,12.345,1.000,7,0.0000000000000000005,1.8446744073709551615,18446744073709551615,"
+		 "1.235,1.500,0.000,-2.2,100.0,100000000000000000000,%.17f,null,null",
+		 -DBL_MAX);
+	cr_expect_str_eq(text, want);
+	free(text);
+
+	/* the same values in a finished document parse */
+	fp = open_doc("numbers2.json", path, sizeof path);
+	br_json_init(&j, fp, BR_JSON_PRETTY);
+	br_json_object(&j);
+	br_json_kdecimal(&j, "ts", 123456789, 3);
+	br_json_kfixed(&j, "avg", 2.0 / 3, 3);
+	br_json_kfixed(&j, "nan", NAN, 3);
+	br_json_end(&j);
+	cr_assert_eq(br_json_finish(&j, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(fp), 0);
+	expect_parses(path);
+	char *got = python_canonical(path);
+	cr_expect_str_eq(got, "{\"ts\":123456.789,\"avg\":0.667,\"nan\":null}");
+	free(got);
+}
+
 /* Every single byte value as a string of its own, and every pair of a lead
  * byte with a second byte: whatever the bytes, the output parses. */
 Test(json, every_byte_and_byte_pair_parses)
@@ -243,6 +347,18 @@ static void nothing(br_json *j)
 {
 	(void)j;
 }
+static void decimal_scale_too_big(br_json *j)
+{
+	br_json_array(j);
+	br_json_decimal(j, 1, 20);
+	br_json_end(j);
+}
+static void fixed_too_many_decimals(br_json *j)
+{
+	br_json_array(j);
+	br_json_fixed(j, 1.0, 18);
+	br_json_end(j);
+}
 
 Test(json, misuse_is_refused)
 {
@@ -254,6 +370,8 @@ Test(json, misuse_is_refused)
 	expect_misuse(key_without_value, "without its value");
 	expect_misuse(too_deep, "deeper");
 	expect_misuse(nothing, "no value");
+	expect_misuse(decimal_scale_too_big, "scale past 19");
+	expect_misuse(fixed_too_many_decimals, "more than 17 decimals");
 }
 
 Test(json, write_failure_is_reported)

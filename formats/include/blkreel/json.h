@@ -37,8 +37,17 @@
  * Layout: BR_JSON_PRETTY puts each object member on its own line, indented
  * by two spaces a level, and keeps arrays of plain values on one line
  * ("[1, 2, 3]") while arrays of objects or arrays get a line per element;
- * 0 gives the compact form, no spaces at all. A newline ends the document
- * in both (br_json_finish writes it). */
+ * 0 gives the compact form, no spaces at all. BR_JSON_LINES is the compact
+ * form with each element of an array of objects or arrays on its own line
+ * (not indented), and the array's closing bracket on the next: one record
+ * per line in a streamed file such as Trace Event JSON. A newline ends the
+ * document in all of them (br_json_finish writes it).
+ *
+ * Streaming: the writer keeps nothing per value; what it writes goes
+ * straight to the FILE, so a document of any size takes flat memory (the
+ * FILE's own buffer decides when bytes reach the file). A write error sets
+ * ferror(out) when the FILE flushes and fails br_json_finish; a long
+ * writer may poll ferror(out) to stop early. */
 #ifndef BLKREEL_JSON_H
 #define BLKREEL_JSON_H
 
@@ -49,12 +58,14 @@
 #include "blkreel/error.h"
 
 #define BR_JSON_PRETTY 0x1u
+#define BR_JSON_LINES 0x2u
 #define BR_JSON_MAX_DEPTH 64
 
 /* Caller-allocated state; its fields are the writer's. */
 typedef struct br_json {
 	FILE *out;
 	bool pretty;
+	bool lines;              /* BR_JSON_LINES */
 	bool misused;
 	bool have_key;           /* a key was written; its value comes next */
 	bool done;               /* the top-level value is complete */
@@ -67,7 +78,7 @@ typedef struct br_json {
 	const char *why;         /* the first misuse */
 } br_json;
 
-/* flags: BR_JSON_PRETTY or 0. */
+/* flags: BR_JSON_PRETTY, BR_JSON_LINES or 0. */
 void br_json_init(br_json *j, FILE *out, unsigned flags);
 
 /* Open an object / an array (as a value: top level, array element, or
@@ -85,6 +96,13 @@ void br_json_strn(br_json *j, const char *s, size_t n);  /* n bytes, NULs escape
 void br_json_uint(br_json *j, uint64_t v);
 void br_json_int(br_json *j, int64_t v);
 void br_json_double(br_json *j, double v);               /* %.9g; non-finite -> null */
+/* v / 10^scale exactly, with scale digits after the point (scale <= 19,
+ * more is misuse): br_json_decimal(j, 12345, 3) writes 12.345, ns as µs
+ * without rounding. */
+void br_json_decimal(br_json *j, uint64_t v, unsigned scale);
+/* v rounded to `decimals` digits after the point (printf's %.*f; at most
+ * 17, more is misuse); non-finite -> null, no "-0". */
+void br_json_fixed(br_json *j, double v, unsigned decimals);
 void br_json_bool(br_json *j, bool v);
 void br_json_null(br_json *j);
 
@@ -93,6 +111,8 @@ void br_json_kstr(br_json *j, const char *key, const char *s);
 void br_json_kuint(br_json *j, const char *key, uint64_t v);
 void br_json_kint(br_json *j, const char *key, int64_t v);
 void br_json_kdouble(br_json *j, const char *key, double v);
+void br_json_kdecimal(br_json *j, const char *key, uint64_t v, unsigned scale);
+void br_json_kfixed(br_json *j, const char *key, double v, unsigned decimals);
 void br_json_kbool(br_json *j, const char *key, bool v);
 void br_json_knull(br_json *j, const char *key);
 

@@ -10,6 +10,24 @@
 #include <math.h>
 #include <string.h>
 
+/* stdio without its lock: a document is written by one thread (json.h),
+ * and a locked call per byte or token was most of the cost of a streamed
+ * Trace Event file. */
+static inline void put_c(char c, FILE *o)
+{
+	putc_unlocked(c, o);
+}
+
+static inline void put_s(const char *s, FILE *o)
+{
+	fputs_unlocked(s, o);
+}
+
+static inline void put_n(const void *p, size_t n, FILE *o)
+{
+	fwrite_unlocked(p, 1, n, o);
+}
+
 void br_json_init(br_json *j, FILE *out, unsigned flags)
 {
 	memset(j, 0, sizeof *j);
@@ -28,9 +46,9 @@ static void misuse(br_json *j, const char *why)
 
 static void newline(br_json *j, unsigned depth)
 {
-	fputc('\n', j->out);
+	put_c('\n', j->out);
 	for (unsigned i = 0; i < depth; i++)
-		fputs("  ", j->out);
+		put_s("  ", j->out);
 }
 
 /* Before a value: check it may come here and write what separates it from
@@ -56,17 +74,17 @@ static bool before_value(br_json *j, bool container)
 		return true; /* the key wrote the separator */
 	}
 	if (j->nonempty[d])
-		fputc(',', j->out);
+		put_c(',', j->out);
 	if (j->pretty) {
 		if (container) {
 			j->multiline[d] = true;
 			newline(j, j->depth);
 		} else if (j->nonempty[d]) {
-			fputc(' ', j->out);
+			put_c(' ', j->out);
 		}
 	} else if (j->lines && container) {
 		j->multiline[d] = true;
-		fputc('\n', j->out);
+		put_c('\n', j->out);
 	}
 	j->nonempty[d] = true;
 	return true;
@@ -118,7 +136,7 @@ static void put_string(br_json *j, const char *str, size_t n)
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 	FILE *o = j->out;
-	fputc('"', o);
+	put_c('"', o);
 	size_t run = 0; /* s[0..run) need no escaping and are not written yet */
 	while (run < n) {
 		unsigned char c = s[run];
@@ -131,31 +149,31 @@ static void put_string(br_json *j, const char *str, size_t n)
 			run += ulen;
 			continue;
 		}
-		fwrite(s, 1, run, o);
+		put_n(s, run, o);
 		s += run;
 		n -= run;
 		run = 0;
 		switch (c) {
-		case '"': fputs("\\\"", o); break;
-		case '\\': fputs("\\\\", o); break;
-		case '\n': fputs("\\n", o); break;
-		case '\r': fputs("\\r", o); break;
-		case '\t': fputs("\\t", o); break;
-		case '\b': fputs("\\b", o); break;
-		case '\f': fputs("\\f", o); break;
+		case '"': put_s("\\\"", o); break;
+		case '\\': put_s("\\\\", o); break;
+		case '\n': put_s("\\n", o); break;
+		case '\r': put_s("\\r", o); break;
+		case '\t': put_s("\\t", o); break;
+		case '\b': put_s("\\b", o); break;
+		case '\f': put_s("\\f", o); break;
 		default:
 			if (c < 0x80) { /* other controls and DEL */
 				char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-				fputs(u, o);
+				put_s(u, o);
 			} else {
-				fputs("\xef\xbf\xbd", o); /* U+FFFD for one invalid byte */
+				put_s("\xef\xbf\xbd", o); /* U+FFFD for one invalid byte */
 			}
 		}
 		s++;
 		n--;
 	}
-	fwrite(s, 1, run, o);
-	fputc('"', o);
+	put_n(s, run, o);
+	put_c('"', o);
 }
 
 static void open_container(br_json *j, bool object)
@@ -166,7 +184,7 @@ static void open_container(br_json *j, bool object)
 		misuse(j, "containers nested deeper than BR_JSON_MAX_DEPTH");
 		return;
 	}
-	fputc(object ? '{' : '[', j->out);
+	put_c(object ? '{' : '[', j->out);
 	unsigned d = j->depth++;
 	j->is_object[d] = object;
 	j->nonempty[d] = false;
@@ -199,7 +217,7 @@ void br_json_end(br_json *j)
 	j->depth--;
 	if (j->nonempty[d] && j->multiline[d])
 		newline(j, j->pretty ? j->depth : 0);
-	fputc(j->is_object[d] ? '}' : ']', j->out);
+	put_c(j->is_object[d] ? '}' : ']', j->out);
 	after_value(j);
 }
 
@@ -217,12 +235,12 @@ void br_json_key(br_json *j, const char *key)
 	}
 	unsigned d = j->depth - 1;
 	if (j->nonempty[d])
-		fputc(',', j->out);
+		put_c(',', j->out);
 	if (j->pretty)
 		newline(j, j->depth);
 	j->nonempty[d] = true;
 	put_string(j, key ? key : "", key ? strlen(key) : 0);
-	fputs(j->pretty ? ": " : ":", j->out);
+	put_s(j->pretty ? ": " : ":", j->out);
 	j->have_key = true;
 }
 
@@ -265,7 +283,7 @@ void br_json_uint(br_json *j, uint64_t v)
 		return;
 	char buf[24], *end = buf + sizeof buf;
 	char *p = digits(end, v, 1);
-	fwrite(p, 1, (size_t)(end - p), j->out);
+	put_n(p, (size_t)(end - p), j->out);
 	after_value(j);
 }
 
@@ -278,7 +296,7 @@ void br_json_int(br_json *j, int64_t v)
 	char *p = digits(end, v < 0 ? -(uint64_t)v : (uint64_t)v, 1);
 	if (v < 0)
 		*--p = '-';
-	fwrite(p, 1, (size_t)(end - p), j->out);
+	put_n(p, (size_t)(end - p), j->out);
 	after_value(j);
 }
 
@@ -303,7 +321,7 @@ void br_json_decimal(br_json *j, uint64_t v, unsigned scale)
 		*--p = '.';
 	}
 	p = digits(p, v / pow10[scale], 1);
-	fwrite(p, 1, (size_t)(end - p), j->out);
+	put_n(p, (size_t)(end - p), j->out);
 	after_value(j);
 }
 
@@ -317,7 +335,7 @@ void br_json_double(br_json *j, double v)
 		 * valid JSON */
 		fprintf(j->out, "%.9g", v == 0 ? 0.0 : v); /* no "-0" */
 	} else {
-		fputs("null", j->out);
+		put_s("null", j->out);
 	}
 	after_value(j);
 }
@@ -338,9 +356,9 @@ void br_json_fixed(br_json *j, double v, unsigned decimals)
 		const char *p = buf;
 		if (buf[0] == '-' && strspn(buf + 1, "0.") == (size_t)n - 1)
 			p++, n--; /* rounded to zero: no "-0.000" */
-		fwrite(p, 1, (size_t)n, j->out);
+		put_n(p, (size_t)n, j->out);
 	} else {
-		fputs("null", j->out);
+		put_s("null", j->out);
 	}
 	after_value(j);
 }
@@ -349,7 +367,7 @@ void br_json_bool(br_json *j, bool v)
 {
 	if (!before_value(j, false))
 		return;
-	fputs(v ? "true" : "false", j->out);
+	put_s(v ? "true" : "false", j->out);
 	after_value(j);
 }
 
@@ -357,7 +375,7 @@ void br_json_null(br_json *j)
 {
 	if (!before_value(j, false))
 		return;
-	fputs("null", j->out);
+	put_s("null", j->out);
 	after_value(j);
 }
 
@@ -415,7 +433,7 @@ int br_json_finish(br_json *j, const char *path, br_error *err)
 		misuse(j, j->depth ? "a container left open" : "no value written");
 	if (j->misused)
 		return br_error_set(err, BR_EINVAL, 0, path, -1, "JSON writer misuse: %s", j->why);
-	fputc('\n', j->out);
+	put_c('\n', j->out);
 	if (fflush(j->out) || ferror(j->out))
 		return br_error_set(err, BR_ESYS, errno, path, -1, "writing JSON failed");
 	return 0;

@@ -15,19 +15,20 @@
  * Times are µs with ns precision after the first event written. Memory is
  * flat: the analysis keeps only IOs in flight, each device its slots' end
  * times and a bounded series; slices are written as their IOs complete. */
-#include <inttypes.h>
-#include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blkreel/analysis.h"
+#include "blkreel/json.h"
 #include "blkreel/stats.h"
 #include "comm_table.h"
 #include "fdout.h"
 #include "writer_impl.h"
 
 #define COUNTER_BUCKETS 2000
+#define STDIO_BUFFER (64u << 10)
 
 typedef struct pf_device {
 	uint32_t device;
@@ -38,12 +39,18 @@ typedef struct pf_device {
 	bool flush_track;
 } pf_device;
 
+/* The document goes br_json -> a stdio FILE (fopencookie) -> br_fdout, so
+ * a failed write is reported with the file's name and byte offset. */
 typedef struct pf_writer {
 	br_fdout out;
+	FILE *file;               /* the cookie stream onto out */
+	br_json json;
+	br_error sink_err;        /* the first write error of the FILE */
+	bool sink_failed;
 	br_analysis *an;
 	br_comm_table *comms;
 	uint32_t last_comm_pid;
-	bool started, first_record;
+	bool started;
 	uint64_t origin;
 	const br_event *current;  /* the event being fed to the analysis (its C) */
 	pf_device *dev;
@@ -52,57 +59,64 @@ typedef struct pf_writer {
 	br_error *cb_err;         /* where the analysis callback reports */
 } pf_writer;
 
-static int emit(pf_writer *w, br_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* One JSON object of traceEvents (the separator is written before it). */
-static int emit(pf_writer *w, br_error *err, const char *fmt, ...)
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
-	char line[1024];
-	size_t n = 0;
-	if (!w->first_record)
-		line[n++] = ',';
-	w->first_record = false;
-	line[n++] = '\n';
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(line + n, sizeof line - n, fmt, ap);
-	va_end(ap);
-	if (k < 0)
-		return br_error_set(err, BR_EINVAL, 0, w->out.name, -1, "cannot format a JSON record");
-	n += (size_t)k < sizeof line - n ? (size_t)k : sizeof line - n - 1;
-	return br_fdout_write(&w->out, line, n, err);
-}
-
-/* ns after the origin as JSON µs: "12.345" */
-static const char *us(char *buf, uint64_t abs_ns, uint64_t origin)
-{
-	uint64_t t = abs_ns > origin ? abs_ns - origin : 0;
-	snprintf(buf, 32, "%" PRIu64 ".%03" PRIu64, t / 1000, t % 1000);
-	return buf;
-}
-
-static const char *dur(char *buf, uint64_t from, uint64_t to)
-{
-	uint64_t d = to > from ? to - from : 0;
-	snprintf(buf, 32, "%" PRIu64 ".%03" PRIu64, d / 1000, d % 1000);
-	return buf;
-}
-
-/* A process name as a JSON string body (control bytes dropped). */
-static void json_text(char *out, size_t size, const char *s)
-{
-	size_t n = 0;
-	for (; s && *s && n + 7 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			out[n++] = '\\';
-			out[n++] = (char)c;
-		} else if (c >= 0x20 && c != 0x7f) {
-			out[n++] = (char)c;
-		}
+	pf_writer *w = cookie;
+	if (w->sink_failed || br_fdout_write(&w->out, buf, len, &w->sink_err)) {
+		w->sink_failed = true;
+		errno = w->sink_err.sys_errno ? w->sink_err.sys_errno : EIO;
+		return -1;
 	}
-	out[n] = 0;
+	return (ssize_t)len;
+}
+
+/* After a batch of records: 0, or the write error that stopped the FILE. */
+static int sink_status(pf_writer *w, br_error *err)
+{
+	if (!ferror(w->file))
+		return 0;
+	if (w->sink_failed)
+		*err = w->sink_err;
+	else
+		br_error_set(err, BR_ESYS, errno, w->out.name, -1, "write failed");
+	return err->code;
+}
+
+/* The start of a traceEvents record, left open for its other members. */
+static void record(pf_writer *w, const char *ph, const char *cat, const char *name, unsigned pid)
+{
+	br_json *j = &w->json;
+	br_json_object(j);
+	br_json_kstr(j, "ph", ph);
+	if (cat)
+		br_json_kstr(j, "cat", cat);
+	br_json_kstr(j, "name", name);
+	br_json_kuint(j, "pid", pid);
+}
+
+/* ns after the origin as µs with ns precision: 12.345 */
+static void k_us(pf_writer *w, const char *key, uint64_t abs_ns)
+{
+	br_json_kdecimal(&w->json, key, abs_ns > w->origin ? abs_ns - w->origin : 0, 3);
+}
+
+static void k_dur(pf_writer *w, uint64_t from, uint64_t to)
+{
+	br_json_kdecimal(&w->json, "dur", to > from ? to - from : 0, 3);
+}
+
+/* A metadata record naming a process or thread: args {"name": name}. */
+static void meta_name(pf_writer *w, const char *what, unsigned pid, size_t tid, const char *name)
+{
+	br_json *j = &w->json;
+	record(w, "M", NULL, what, pid);
+	if (tid)
+		br_json_kuint(j, "tid", tid);
+	br_json_key(j, "args");
+	br_json_object(j);
+	br_json_kstr(j, "name", name);
+	br_json_end(j);
+	br_json_end(j);
 }
 
 static pf_device *device_of(pf_writer *w, uint32_t device, br_error *err)
@@ -125,12 +139,16 @@ static pf_device *device_of(pf_writer *w, uint32_t device, br_error *err)
 	if (br_stats_new(&d->stats, &so, err))
 		return NULL;
 	w->ndev++;
-	if (emit(w, err,
-		 "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":\"device %u,%u\"}}",
-		 d->id, BR_DEV_MAJOR(device), BR_DEV_MINOR(device)) ||
-	    emit(w, err, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"args\":{\"sort_index\":%u}}",
-		 d->id, d->id))
-		return NULL;
+	char name[32];
+	snprintf(name, sizeof name, "device %u,%u", BR_DEV_MAJOR(device), BR_DEV_MINOR(device));
+	meta_name(w, "process_name", d->id, 0, name);
+	br_json *j = &w->json;
+	record(w, "M", NULL, "process_sort_index", d->id);
+	br_json_key(j, "args");
+	br_json_object(j);
+	br_json_kuint(j, "sort_index", d->id);
+	br_json_end(j);
+	br_json_end(j);
 	return d;
 }
 
@@ -155,9 +173,10 @@ static int take_slot(pf_writer *w, pf_device *d, uint64_t q, uint64_t c, size_t 
 	*slot = d->nslots;
 	d->slot_end[d->nslots++] = c;
 	/* tid 1 is the flushes track; slots are 2, 3, ... */
-	return emit(w, err,
-		    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%zu,\"args\":{\"name\":\"IO slot %zu\"}}",
-		    d->id, *slot + 2, *slot + 1);
+	char name[40];
+	snprintf(name, sizeof name, "IO slot %zu", *slot + 1);
+	meta_name(w, "thread_name", d->id, *slot + 2, name);
+	return 0;
 }
 
 static const char *op_name(const br_event *ev)
@@ -183,15 +202,20 @@ static int on_bio(void *arg, const br_analysis_bio *bio)
 	int rc = take_slot(w, d, bio->q_ns, bio->c_ns, &slot, err);
 	if (rc)
 		return rc;
-	char comm[64], t[32], l[32];
-	json_text(comm, sizeof comm, br_comm_table_get(w->comms, bio->pid));
-	rc = emit(w, err,
-		  "{\"ph\":\"X\",\"cat\":\"io\",\"name\":\"%s\",\"pid\":%u,\"tid\":%zu,\"ts\":%s,\"dur\":%s,"
-		  "\"args\":{\"sector\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"pid\":%u,\"comm\":\"%s\"}}",
-		  w->current ? op_name(w->current) : "io", d->id, slot + 2, us(t, bio->q_ns, w->origin),
-		  dur(l, bio->q_ns, bio->c_ns), bio->sector, bio->sectors * 512, bio->pid, comm);
-	if (rc)
-		return rc;
+	br_json *j = &w->json;
+	record(w, "X", "io", w->current ? op_name(w->current) : "io", d->id);
+	br_json_kuint(j, "tid", slot + 2);
+	k_us(w, "ts", bio->q_ns);
+	k_dur(w, bio->q_ns, bio->c_ns);
+	br_json_key(j, "args");
+	br_json_object(j);
+	br_json_kuint(j, "sector", bio->sector);
+	br_json_kuint(j, "bytes", bio->sectors * 512);
+	br_json_kuint(j, "pid", bio->pid);
+	const char *comm = br_comm_table_get(w->comms, bio->pid);
+	br_json_kstr(j, "comm", comm ? comm : "");
+	br_json_end(j);
+	br_json_end(j);
 	w->slices++;
 	/* the phases between the times this IO has, in order */
 	const struct {
@@ -203,22 +227,21 @@ static int on_bio(void *arg, const br_analysis_bio *bio)
 	for (size_t k = 1; k < sizeof marks / sizeof marks[0]; k++) {
 		if (!marks[k].t || marks[k].t < marks[prev].t || marks[k].t > bio->c_ns)
 			continue;
-		rc = emit(w, err,
-			  "{\"ph\":\"X\",\"cat\":\"phase\",\"name\":\"%c2%c\",\"pid\":%u,\"tid\":%zu,\"ts\":%s,\"dur\":%s}",
-			  marks[prev].letter, marks[k].letter, d->id, slot + 2,
-			  us(t, marks[prev].t, w->origin), dur(l, marks[prev].t, marks[k].t));
-		if (rc)
-			return rc;
+		const char name[] = { marks[prev].letter, '2', marks[k].letter, 0 };
+		record(w, "X", "phase", name, d->id);
+		br_json_kuint(j, "tid", slot + 2);
+		k_us(w, "ts", marks[prev].t);
+		k_dur(w, marks[prev].t, marks[k].t);
+		br_json_end(j);
 		prev = k;
 	}
-	return 0;
+	return sink_status(w, err);
 }
 
 static int pf_open(void *state, const char *path, const br_writer_opts *opts, br_error *err)
 {
 	(void)opts;
 	pf_writer *w = state;
-	w->first_record = true;
 	if (!(w->comms = br_comm_table_new()))
 		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
 	br_analysis_opts ao = { .on_bio = on_bio, .on_bio_arg = w };
@@ -227,10 +250,21 @@ static int pf_open(void *state, const char *path, const br_writer_opts *opts, br
 		rc = br_fdout_open(&w->out, path, 1u << 20, err);
 	if (rc)
 		return rc;
-	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"blkreel "
-				   BLKREEL_VERSION "\",\"time_origin\":\"the first event written\"},"
-				   "\"traceEvents\":[";
-	return br_fdout_write(&w->out, head, sizeof head - 1, err);
+	w->file = fopencookie(w, "w", (cookie_io_functions_t){ .write = sink_write });
+	if (!w->file || setvbuf(w->file, NULL, _IOFBF, STDIO_BUFFER))
+		return br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
+	br_json *j = &w->json;
+	br_json_init(j, w->file, BR_JSON_LINES);
+	br_json_object(j);
+	br_json_kstr(j, "displayTimeUnit", "ns");
+	br_json_key(j, "otherData");
+	br_json_object(j);
+	br_json_kstr(j, "generator", "blkreel " BLKREEL_VERSION);
+	br_json_kstr(j, "time_origin", "the first event written");
+	br_json_end(j);
+	br_json_key(j, "traceEvents");
+	br_json_array(j);
+	return sink_status(w, err);
 }
 
 static int pf_write(void *state, const br_event *ev, const uint8_t *raw, size_t raw_len, br_error *err)
@@ -260,20 +294,25 @@ static int pf_write(void *state, const br_event *ev, const uint8_t *raw, size_t 
 	if (rc)
 		return rc;
 	if (br_event_code(ev) == __BLK_TA_ISSUE && !ev->bytes && br_event_is_flush(ev)) {
-		char t[32];
 		if (!d->flush_track) {
 			d->flush_track = true;
-			rc = emit(w, err,
-				  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"flushes\"}}",
-				  d->id);
-			if (rc)
-				return rc;
+			meta_name(w, "thread_name", d->id, 1, "flushes");
 		}
-		rc = emit(w, err,
-			  "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"flush\",\"name\":\"flush\",\"pid\":%u,\"tid\":1,\"ts\":%s,"
-			  "\"args\":{\"sector\":%" PRIu64 "}}",
-			  d->id, us(t, ev->time, w->origin), ev->sector);
-		if (rc)
+		br_json *j = &w->json;
+		br_json_object(j);
+		br_json_kstr(j, "ph", "i");
+		br_json_kstr(j, "s", "t");
+		br_json_kstr(j, "cat", "flush");
+		br_json_kstr(j, "name", "flush");
+		br_json_kuint(j, "pid", d->id);
+		br_json_kuint(j, "tid", 1);
+		k_us(w, "ts", ev->time);
+		br_json_key(j, "args");
+		br_json_object(j);
+		br_json_kuint(j, "sector", ev->sector);
+		br_json_end(j);
+		br_json_end(j);
+		if ((rc = sink_status(w, err)))
 			return rc;
 	}
 	w->current = ev;
@@ -296,20 +335,29 @@ static int counters(pf_writer *w, pf_device *d, br_error *err)
 	rc = br_stats_series_get(d->stats, br_stats_pick_width(d->stats, COUNTER_BUCKETS), 0, 0, &ser, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < ser.n && !rc; i++) {
+	br_json *j = &w->json;
+	for (size_t i = 0; i < ser.n; i++) {
 		const br_stats_bucket *b = &ser.b[i];
-		char t[32];
-		us(t, tot->origin_ns + b->start_ns, w->origin);
-		rc = emit(w, err,
-			  "{\"ph\":\"C\",\"name\":\"in flight\",\"pid\":%u,\"ts\":%s,\"args\":{\"avg\":%.3f,\"max\":%u}}",
-			  d->id, t, b->inflight_avg, b->inflight_max);
-		if (!rc)
-			rc = emit(w, err,
-				  "{\"ph\":\"C\",\"name\":\"MB/s\",\"pid\":%u,\"ts\":%s,\"args\":{\"read\":%.3f,\"write\":%.3f}}",
-				  d->id, t, br_stats_bucket_mbps(b, BR_SDIR_READ), br_stats_bucket_mbps(b, BR_SDIR_WRITE));
+		uint64_t t = tot->origin_ns + b->start_ns;
+		record(w, "C", NULL, "in flight", d->id);
+		k_us(w, "ts", t);
+		br_json_key(j, "args");
+		br_json_object(j);
+		br_json_kfixed(j, "avg", b->inflight_avg, 3);
+		br_json_kuint(j, "max", b->inflight_max);
+		br_json_end(j);
+		br_json_end(j);
+		record(w, "C", NULL, "MB/s", d->id);
+		k_us(w, "ts", t);
+		br_json_key(j, "args");
+		br_json_object(j);
+		br_json_kfixed(j, "read", br_stats_bucket_mbps(b, BR_SDIR_READ), 3);
+		br_json_kfixed(j, "write", br_stats_bucket_mbps(b, BR_SDIR_WRITE), 3);
+		br_json_end(j);
+		br_json_end(j);
 	}
 	br_stats_series_free(&ser);
-	return rc;
+	return sink_status(w, err);
 }
 
 static int pf_close(void *state, br_error *err)
@@ -322,10 +370,25 @@ static int pf_close(void *state, br_error *err)
 	}
 	for (size_t i = 0; i < w->ndev && !rc; i++)
 		rc = counters(w, &w->dev[i], err);
-	if (!rc && w->out.buf) {
-		char tail[160];
-		int n = snprintf(tail, sizeof tail, "\n]}\n");
-		rc = br_fdout_write(&w->out, tail, (size_t)n, err);
+	if (!rc && w->file) {
+		br_json_end(&w->json); /* traceEvents */
+		br_json_end(&w->json);
+		rc = br_json_finish(&w->json, w->out.name, err);
+		if (rc && w->sink_failed)
+			*err = w->sink_err; /* the name and offset of the failed write */
+	}
+	if (w->file) {
+		/* after an error this only moves bytes into out; the file is
+		 * removed */
+		int closed = fclose(w->file);
+		w->file = NULL;
+		if (closed && !rc) {
+			if (w->sink_failed)
+				*err = w->sink_err;
+			else
+				br_error_set(err, BR_ESYS, errno, w->out.name, -1, "write failed");
+			rc = err->code;
+		}
 	}
 	if (w->out.buf) {
 		br_error ignored;

@@ -47,7 +47,9 @@
  * straight to the FILE, so a document of any size takes flat memory (the
  * FILE's own buffer decides when bytes reach the file). A write error sets
  * ferror(out) when the FILE flushes and fails br_json_finish; a long
- * writer may poll ferror(out) to stop early. */
+ * writer may poll ferror(out) to stop early. It writes with stdio's
+ * unlocked calls: one thread writes a document, and nothing else writes
+ * to its FILE meanwhile. */
 #ifndef BLKREEL_JSON_H
 #define BLKREEL_JSON_H
 

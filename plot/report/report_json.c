@@ -1,348 +1,379 @@
 /* The report as JSON: every number the text shows, in base units (ns,
- * bytes), plus the comparison when there are several traces. */
+ * bytes), plus the comparison when there are several traces. Written
+ * through the library's writer (blkreel/json.h), which escapes every
+ * string: labels, paths and process names are whatever bytes they hold. */
 #include "report.h"
 
-#include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static void str(FILE *f, const char *s)
+#include "blkreel/json.h"
+
+static void sdirs(br_json *j, const char *key, const uint64_t v[BR_SDIR_COUNT])
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	br_json_key(j, key);
+	br_json_object(j);
+	br_json_kuint(j, "read", v[0]);
+	br_json_kuint(j, "write", v[1]);
+	br_json_kuint(j, "other", v[2]);
+	br_json_end(j);
+}
+
+static void hist(br_json *j, const char *key, const br_hist *h)
+{
+	br_json_key(j, key);
+	br_json_object(j);
+	br_json_kuint(j, "n", h->count);
+	br_json_kuint(j, "min_ns", h->count ? h->min : 0);
+	br_json_kdouble(j, "avg_ns", br_hist_mean(h));
+	br_json_kuint(j, "p50_ns", br_hist_quantile(h, 0.5));
+	br_json_kuint(j, "p90_ns", br_hist_quantile(h, 0.9));
+	br_json_kuint(j, "p99_ns", br_hist_quantile(h, 0.99));
+	br_json_kuint(j, "max_ns", h->count ? h->max : 0);
+	br_json_kdouble(j, "sum_ns", h->sum);
+	br_json_end(j);
+}
+
+/* Power-of-two bins that are not empty: [{"lo": 2^b, "n": count}, ...]. */
+static void bins(br_json *j, const char *key, const uint64_t *v, unsigned n)
+{
+	br_json_key(j, key);
+	br_json_array(j);
+	for (unsigned b = 0; b < n; b++) {
+		if (!v[b])
+			continue;
+		br_json_object(j);
+		br_json_kuint(j, "lo", 1ull << b);
+		br_json_kuint(j, "n", v[b]);
+		br_json_end(j);
 	}
-	fputc('"', f);
+	br_json_end(j);
 }
 
-static void num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.9g", v);
-	else
-		fputs("null", f);
-}
-
-static void sdirs(FILE *f, const uint64_t v[BR_SDIR_COUNT])
-{
-	fprintf(f, "{\"read\": %llu, \"write\": %llu, \"other\": %llu}", (unsigned long long)v[0],
-		(unsigned long long)v[1], (unsigned long long)v[2]);
-}
-
-static void hist(FILE *f, const br_hist *h)
-{
-	fprintf(f, "{\"n\": %llu, \"min_ns\": %llu, \"avg_ns\": ", (unsigned long long)h->count,
-		(unsigned long long)(h->count ? h->min : 0));
-	num(f, br_hist_mean(h));
-	fprintf(f, ", \"p50_ns\": %llu, \"p90_ns\": %llu, \"p99_ns\": %llu, \"max_ns\": %llu, \"sum_ns\": ",
-		(unsigned long long)br_hist_quantile(h, 0.5), (unsigned long long)br_hist_quantile(h, 0.9),
-		(unsigned long long)br_hist_quantile(h, 0.99), (unsigned long long)(h->count ? h->max : 0));
-	num(f, h->sum);
-	fputc('}', f);
-}
-
-static void group(FILE *f, const br_analysis_group *g, bool proc)
+static void group(br_json *j, const br_analysis_group *g, bool proc)
 {
 	char dev[32];
+	br_json_object(j);
 	if (proc) {
-		fprintf(f, "{\"pid\": %u, \"comm\": ", g->id);
-		str(f, g->comm);
+		br_json_kuint(j, "pid", g->id);
+		br_json_kstr(j, "comm", g->comm);
 	} else {
-		fprintf(f, "{\"device\": ");
-		str(f, report_dev(g->id, dev, sizeof dev));
+		br_json_kstr(j, "device", report_dev(g->id, dev, sizeof dev));
 	}
-	fprintf(f, ", \"ios\": ");
-	sdirs(f, g->ios);
-	fprintf(f, ", \"bytes\": ");
-	sdirs(f, g->bytes);
-	fprintf(f, ", \"first_ns\": %llu, \"last_ns\": %llu, \"q2c_avg_ns\": ", (unsigned long long)g->first_ns,
-		(unsigned long long)g->last_ns);
-	num(f, g->q2c_n ? g->q2c_sum_ns / (double)g->q2c_n : 0);
-	fprintf(f, ", \"q2c_n\": %llu, \"d2c_avg_ns\": ", (unsigned long long)g->q2c_n);
-	num(f, g->d2c_n ? g->d2c_sum_ns / (double)g->d2c_n : 0);
-	fprintf(f, ", \"d2c_n\": %llu, \"size_hist\": [", (unsigned long long)g->d2c_n);
-	bool first = true;
-	for (unsigned b = 0; b < BR_SIZE_BINS; b++)
-		if (g->size_hist[b]) {
-			fprintf(f, "%s{\"lo\": %llu, \"n\": %llu}", first ? "" : ", ", 1ull << b,
-				(unsigned long long)g->size_hist[b]);
-			first = false;
-		}
-	fprintf(f, "]}");
+	sdirs(j, "ios", g->ios);
+	sdirs(j, "bytes", g->bytes);
+	br_json_kuint(j, "first_ns", g->first_ns);
+	br_json_kuint(j, "last_ns", g->last_ns);
+	br_json_kdouble(j, "q2c_avg_ns", g->q2c_n ? g->q2c_sum_ns / (double)g->q2c_n : 0);
+	br_json_kuint(j, "q2c_n", g->q2c_n);
+	br_json_kdouble(j, "d2c_avg_ns", g->d2c_n ? g->d2c_sum_ns / (double)g->d2c_n : 0);
+	br_json_kuint(j, "d2c_n", g->d2c_n);
+	bins(j, "size_hist", g->size_hist, BR_SIZE_BINS);
+	br_json_end(j);
 }
 
-static void bins(FILE *f, const uint64_t *v, unsigned n)
+static void queue_depth(br_json *j, const br_analysis_result *r, const br_stats_totals *t)
 {
-	fputc('[', f);
-	bool first = true;
-	for (unsigned b = 0; b < n; b++)
-		if (v[b]) {
-			fprintf(f, "%s{\"lo\": %llu, \"n\": %llu}", first ? "" : ", ", 1ull << b,
-				(unsigned long long)v[b]);
-			first = false;
-		}
-	fputc(']', f);
-}
-
-static void trace(FILE *f, const report_data *d, unsigned top)
-{
-	const br_analysis_result *r = d->res;
-	const br_stats_totals *t = r->totals;
-	fprintf(f, "    {\"label\": ");
-	str(f, d->trace->label);
-	fprintf(f, ", \"path\": ");
-	str(f, d->trace->path);
-	fprintf(f, ", \"format\": ");
-	str(f, d->format);
-	fprintf(f, ",\n     \"events\": %llu, \"first_ns\": %llu, \"last_ns\": %llu, \"run_s\": ",
-		(unsigned long long)d->events, (unsigned long long)t->first_ns, (unsigned long long)t->last_ns);
-	num(f, r->span_s);
-	fprintf(f, ", \"devices\": %zu, \"io_kind\": \"%s\", \"seek_kind\": \"%s\",\n     \"ios\": ",
-		t->ndevices, br_stats_kind_name(t->io_kind), br_stats_kind_name(t->seek_kind));
-	sdirs(f, t->ios);
-	fprintf(f, ", \"bytes\": ");
-	sdirs(f, t->bytes);
-	fprintf(f, ",\n     \"mbps\": ");
-	num(f, r->mbps);
-	fprintf(f, ", \"iops\": ");
-	num(f, r->iops);
-	fprintf(f, ", \"seeks\": %llu, \"seeks_per_s\": ", (unsigned long long)t->seeks);
-	num(f, r->seeks_per_s);
-	fprintf(f, ", \"seek_sectors\": %llu, \"seq_fraction\": ", (unsigned long long)t->seek_sectors);
-	num(f, r->seq_fraction);
-	fprintf(f, ", \"merge_ratio\": ");
-	num(f, r->merge_ratio);
-	fprintf(f, ",\n     \"pairing\": {\"queued\": %llu, \"merged\": %llu, \"splits\": %llu, \"remaps\": %llu, "
-		"\"requeues\": %llu, \"issued\": %llu, \"completed\": %llu, \"never_issued\": %llu, "
-		"\"never_completed\": %llu, \"lost_ios\": %llu, \"late_completions\": %llu, "
-		"\"orphan_completions\": %llu, \"orphan_issues\": %llu},\n",
-		(unsigned long long)t->queued, (unsigned long long)t->merged, (unsigned long long)t->splits,
-		(unsigned long long)t->remaps, (unsigned long long)t->requeues, (unsigned long long)t->issued,
-		(unsigned long long)t->completed, (unsigned long long)t->never_issued,
-		(unsigned long long)t->never_completed, (unsigned long long)t->lost_ios,
-		(unsigned long long)t->late_completions, (unsigned long long)t->orphan_completions,
-		(unsigned long long)t->orphan_issues);
-	fprintf(f, "     \"unmatched_completions\": %llu, \"end_of_bio_records\": %llu,\n",
-		(unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);
-	fprintf(f, "     \"latency_per_request\": {\"d2c\": ");
-	hist(f, &t->d2c);
-	fprintf(f, ", \"q2c\": ");
-	hist(f, &t->q2c);
-	fprintf(f, "},\n     \"phases\": {");
-	for (int p = 0; p < BR_PHASE_COUNT; p++) {
-		fprintf(f, "%s\"%s\": ", p ? ", " : "", br_analysis_phase_name(p));
-		hist(f, &r->phase[p]);
-	}
-	fprintf(f, "},\n     \"has_completions\": %s,\n     \"queue_depth\": {\"avg\": ",
-		r->has_completions ? "true" : "false");
-	num(f, r->qd_avg);
-	fprintf(f, ", \"max\": %u, \"stats_avg\": ", r->qd_max);
-	num(f, t->inflight_avg);
-	fprintf(f, ", \"stats_max\": %u, \"time_ns_at_depth\": [", t->inflight_max);
+	br_json_key(j, "queue_depth");
+	br_json_object(j);
+	br_json_kdouble(j, "avg", r->qd_avg);
+	br_json_kuint(j, "max", r->qd_max);
+	br_json_kdouble(j, "stats_avg", t->inflight_avg);
+	br_json_kuint(j, "stats_max", t->inflight_max);
+	/* up to the deepest level that had time; depth 0 always */
 	unsigned last = 0;
 	for (unsigned b = 0; b < BR_QD_BINS; b++)
 		if (r->qd_ns[b])
 			last = b;
+	br_json_key(j, "time_ns_at_depth");
+	br_json_array(j);
 	for (unsigned b = 0; b <= last; b++)
-		fprintf(f, "%s%llu", b ? ", " : "", (unsigned long long)r->qd_ns[b]);
-	fprintf(f, "]},\n     \"idle\": {\"ns\": %llu, \"gaps\": %llu, \"longest_ns\": %llu},\n",
-		(unsigned long long)r->idle_ns, (unsigned long long)r->idle_periods,
-		(unsigned long long)r->idle_max_ns);
-	fprintf(f, "     \"io_size_hist\": ");
-	bins(f, r->size_hist, BR_SIZE_BINS);
-	fprintf(f, ",\n     \"seek_distance_hist\": {\"forward\": ");
-	bins(f, r->seek_fwd, BR_DIST_BINS);
-	fprintf(f, ", \"backward\": ");
-	bins(f, r->seek_back, BR_DIST_BINS);
-	fprintf(f, "},\n     \"hot_ranges\": [");
+		br_json_uint(j, r->qd_ns[b]);
+	br_json_end(j);
+	br_json_end(j);
+}
+
+static void pairing(br_json *j, const br_stats_totals *t)
+{
+	br_json_key(j, "pairing");
+	br_json_object(j);
+	br_json_kuint(j, "queued", t->queued);
+	br_json_kuint(j, "merged", t->merged);
+	br_json_kuint(j, "splits", t->splits);
+	br_json_kuint(j, "remaps", t->remaps);
+	br_json_kuint(j, "requeues", t->requeues);
+	br_json_kuint(j, "issued", t->issued);
+	br_json_kuint(j, "completed", t->completed);
+	br_json_kuint(j, "never_issued", t->never_issued);
+	br_json_kuint(j, "never_completed", t->never_completed);
+	br_json_kuint(j, "lost_ios", t->lost_ios);
+	br_json_kuint(j, "late_completions", t->late_completions);
+	br_json_kuint(j, "orphan_completions", t->orphan_completions);
+	br_json_kuint(j, "orphan_issues", t->orphan_issues);
+	br_json_end(j);
+}
+
+static void hot_ranges(br_json *j, const br_analysis_result *r, unsigned top)
+{
 	char dev[32];
+	br_json_key(j, "hot_ranges");
+	br_json_array(j);
 	for (size_t k = 0; k < r->nranges && k < top; k++) {
 		const br_analysis_range *g = &r->ranges[k];
-		fprintf(f, "%s{\"device\": \"%s\", \"start_byte\": %llu, \"len\": %llu, \"bytes\": ",
-			k ? ", " : "", report_dev(g->device, dev, sizeof dev),
-			(unsigned long long)g->start_byte, (unsigned long long)g->len);
-		sdirs(f, g->bytes);
-		fprintf(f, ", \"ios\": %llu, \"bursts\": %llu, \"burst_interval_ns\": ",
-			(unsigned long long)g->ios, (unsigned long long)g->bursts);
-		num(f, g->burst_interval_ns);
-		fputc('}', f);
+		br_json_object(j);
+		br_json_kstr(j, "device", report_dev(g->device, dev, sizeof dev));
+		br_json_kuint(j, "start_byte", g->start_byte);
+		br_json_kuint(j, "len", g->len);
+		sdirs(j, "bytes", g->bytes);
+		br_json_kuint(j, "ios", g->ios);
+		br_json_kuint(j, "bursts", g->bursts);
+		br_json_kdouble(j, "burst_interval_ns", g->burst_interval_ns);
+		br_json_end(j);
 	}
-	fprintf(f, "],\n     \"per_device\": [");
-	for (size_t k = 0; k < r->ndevices; k++) {
-		fprintf(f, "%s", k ? ",\n       " : "");
-		group(f, &r->devices[k], false);
-	}
-	fprintf(f, "],\n     \"per_process\": [");
-	for (size_t k = 0; k < r->nprocs && k < top; k++) {
-		fprintf(f, "%s", k ? ",\n       " : "");
-		group(f, &r->procs[k], true);
-	}
-	fprintf(f, "]}");
+	br_json_end(j);
 }
 
-static void comparison(FILE *f, const report_ctx *ctx)
+static void trace(br_json *j, const report_data *d, unsigned top)
 {
-	fprintf(f, ",\n  \"comparison\": {\"throughput_best\": ");
-	str(f, ctx->d[ctx->cmp.tput_best].trace->label);
-	fprintf(f, ",\n    \"sentences\": [");
-	for (size_t s = 0; s < ctx->nsentences; s++) {
-		fprintf(f, "%s", s ? ",\n      " : "");
-		str(f, ctx->sentences[s]);
-	}
-	fprintf(f, "],\n    \"metrics\": [");
+	const br_analysis_result *r = d->res;
+	const br_stats_totals *t = r->totals;
+	br_json_object(j);
+	br_json_kstr(j, "label", d->trace->label);
+	br_json_kstr(j, "path", d->trace->path);
+	br_json_kstr(j, "format", d->format);
+	br_json_kuint(j, "events", d->events);
+	br_json_kuint(j, "first_ns", t->first_ns);
+	br_json_kuint(j, "last_ns", t->last_ns);
+	br_json_kdouble(j, "run_s", r->span_s);
+	br_json_kuint(j, "devices", t->ndevices);
+	br_json_kstr(j, "io_kind", br_stats_kind_name(t->io_kind));
+	br_json_kstr(j, "seek_kind", br_stats_kind_name(t->seek_kind));
+	sdirs(j, "ios", t->ios);
+	sdirs(j, "bytes", t->bytes);
+	br_json_kdouble(j, "mbps", r->mbps);
+	br_json_kdouble(j, "iops", r->iops);
+	br_json_kuint(j, "seeks", t->seeks);
+	br_json_kdouble(j, "seeks_per_s", r->seeks_per_s);
+	br_json_kuint(j, "seek_sectors", t->seek_sectors);
+	br_json_kdouble(j, "seq_fraction", r->seq_fraction);
+	br_json_kdouble(j, "merge_ratio", r->merge_ratio);
+	pairing(j, t);
+	br_json_kuint(j, "unmatched_completions", r->orphan_completions);
+	br_json_kuint(j, "end_of_bio_records", r->empty_completions);
+	br_json_key(j, "latency_per_request");
+	br_json_object(j);
+	hist(j, "d2c", &t->d2c);
+	hist(j, "q2c", &t->q2c);
+	br_json_end(j);
+	br_json_key(j, "phases");
+	br_json_object(j);
+	for (int p = 0; p < BR_PHASE_COUNT; p++)
+		hist(j, br_analysis_phase_name(p), &r->phase[p]);
+	br_json_end(j);
+	br_json_kbool(j, "has_completions", r->has_completions);
+	queue_depth(j, r, t);
+	br_json_key(j, "idle");
+	br_json_object(j);
+	br_json_kuint(j, "ns", r->idle_ns);
+	br_json_kuint(j, "gaps", r->idle_periods);
+	br_json_kuint(j, "longest_ns", r->idle_max_ns);
+	br_json_end(j);
+	bins(j, "io_size_hist", r->size_hist, BR_SIZE_BINS);
+	br_json_key(j, "seek_distance_hist");
+	br_json_object(j);
+	bins(j, "forward", r->seek_fwd, BR_DIST_BINS);
+	bins(j, "backward", r->seek_back, BR_DIST_BINS);
+	br_json_end(j);
+	hot_ranges(j, r, top);
+	br_json_key(j, "per_device");
+	br_json_array(j);
+	for (size_t k = 0; k < r->ndevices; k++)
+		group(j, &r->devices[k], false);
+	br_json_end(j);
+	br_json_key(j, "per_process");
+	br_json_array(j);
+	for (size_t k = 0; k < r->nprocs && k < top; k++)
+		group(j, &r->procs[k], true);
+	br_json_end(j);
+	br_json_end(j);
+}
+
+static void comparison(br_json *j, const report_ctx *ctx)
+{
 	static const char *const better[] = { "lower", "higher", "neither" };
+	br_json_key(j, "comparison");
+	br_json_object(j);
+	br_json_kstr(j, "throughput_best", ctx->d[ctx->cmp.tput_best].trace->label);
+	br_json_key(j, "sentences");
+	br_json_array(j);
+	for (size_t s = 0; s < ctx->nsentences; s++)
+		br_json_str(j, ctx->sentences[s]);
+	br_json_end(j);
+	br_json_key(j, "metrics");
+	br_json_array(j);
 	for (size_t i = 0; i < ctx->cmp.nmetrics; i++) {
 		const br_cmp_metric *m = &ctx->cmp.m[i];
-		fprintf(f, "%s{\"key\": \"%s\", \"name\": ", i ? ",\n      " : "", m->key);
-		str(f, m->name);
-		fprintf(f, ", \"unit\": ");
-		str(f, m->unit);
-		fprintf(f, ", \"better\": \"%s\", \"values\": [", better[m->better]);
-		for (size_t k = 0; k < ctx->n; k++) {
-			if (k)
-				fputs(", ", f);
-			num(f, m->v[k]);
-		}
-		fprintf(f, "], \"ratio\": ");
-		num(f, m->ratio);
-		fprintf(f, ", \"best\": ");
-		str(f, ctx->d[m->best].trace->label);
-		fprintf(f, ", \"agrees_with_throughput\": %s, \"score\": ", m->agrees ? "true" : "false");
-		num(f, m->score);
-		fputc('}', f);
+		br_json_object(j);
+		br_json_kstr(j, "key", m->key);
+		br_json_kstr(j, "name", m->name);
+		br_json_kstr(j, "unit", m->unit);
+		br_json_kstr(j, "better", better[m->better]);
+		br_json_key(j, "values");
+		br_json_array(j);
+		for (size_t k = 0; k < ctx->n; k++)
+			br_json_double(j, m->v[k]);
+		br_json_end(j);
+		br_json_kdouble(j, "ratio", m->ratio);
+		br_json_kstr(j, "best", ctx->d[m->best].trace->label);
+		br_json_kbool(j, "agrees_with_throughput", m->agrees);
+		br_json_kdouble(j, "score", m->score);
+		br_json_end(j);
 	}
-	fprintf(f, "]}");
+	br_json_end(j);
+	br_json_end(j);
 }
 
-static void cause(FILE *f, const report_ctx *ctx, const br_diag_cause *c)
+static void cause(br_json *j, const report_ctx *ctx, const br_diag_cause *c)
 {
-	fprintf(f, "{\"cause\": ");
-	str(f, c->cause);
-	fprintf(f, ", \"share\": ");
-	num(f, c->share);
-	fprintf(f, ", \"worse\": ");
-	str(f, ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
-	fprintf(f, ", \"factor\": ");
-	str(f, c->factor);
-	fprintf(f, ", \"evidence\": ");
-	str(f, c->evidence);
-	fputc('}', f);
+	br_json_object(j);
+	br_json_kstr(j, "cause", c->cause);
+	br_json_kdouble(j, "share", c->share);
+	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
+	br_json_kstr(j, "factor", c->factor);
+	br_json_kstr(j, "evidence", c->evidence);
+	br_json_end(j);
+}
+
+/* The throughput identity's figures for the better (w 0) or worse trace. */
+static void identity_side(br_json *j, const br_diagnosis *d, int w)
+{
+	br_json_key(j, w ? "worse" : "better");
+	br_json_object(j);
+	br_json_kdouble(j, "mbps", d->x[w]);
+	br_json_kdouble(j, "U", d->u[w]);
+	br_json_kdouble(j, "N_busy", d->nbusy[w]);
+	br_json_kdouble(j, "S_bytes", d->s[w]);
+	br_json_kdouble(j, "R_ns", d->r[w]);
+	br_json_kdouble(j, "residual", d->residual[w]);
+	br_json_kdouble(j, "work_mbps", d->w[w]);
+	br_json_kdouble(j, "bytes_per_work", d->amp[w]);
+	br_json_end(j);
+}
+
+static void identity(br_json *j, const br_diagnosis *d)
+{
+	static const char *const fac[4] = { "U", "N_busy", "S", "R" };
+	br_json_key(j, "identity");
+	br_json_object(j);
+	identity_side(j, d, 0);
+	identity_side(j, d, 1);
+	br_json_kdouble(j, "ln_ratio", d->mbps_total);
+	br_json_key(j, "terms");
+	br_json_object(j);
+	for (int k = 0; k < 4; k++)
+		br_json_kdouble(j, fac[k], d->terms[k]);
+	br_json_kdouble(j, "amplification", d->amp_term);
+	br_json_end(j);
+	br_json_key(j, "t");
+	br_json_object(j);
+	for (int k = 0; k < 4; k++)
+		br_json_kdouble(j, fac[k], d->t_factor[k]);
+	br_json_end(j);
+	br_json_end(j);
+}
+
+static void latency(br_json *j, const br_diagnosis *d)
+{
+	br_json_key(j, "latency");
+	br_json_object(j);
+	br_json_key(j, "q2c_mean_ns");
+	br_json_array(j);
+	br_json_double(j, d->q2c_mean[0]);
+	br_json_double(j, d->q2c_mean[1]);
+	br_json_end(j);
+	br_json_key(j, "phase_delta_ns");
+	br_json_object(j);
+	for (int p = 0; p < BR_DP_COUNT; p++)
+		br_json_kdouble(j, br_diag_phase_name((enum br_diag_phase)p), d->phase_delta[p]);
+	br_json_end(j);
+	br_json_kdouble(j, "residual_ns", d->q2c_residual);
+	br_json_kdouble(j, "d2c_mix_ns", d->ko_mix);
+	br_json_kdouble(j, "d2c_rate_ns", d->ko_rate);
+	br_json_kdouble(j, "q2c_mix_ns", d->ko_q2c_mix);
+	br_json_kdouble(j, "q2c_rate_ns", d->ko_q2c_rate);
+	br_json_end(j);
 }
 
 /* The top-level "diagnosis" array (the causes, by share; empty when
  * nothing differs significantly), then how it was reached. */
-static void diagnosis(FILE *f, const report_ctx *ctx)
+static void diagnosis(br_json *j, const report_ctx *ctx)
 {
 	const br_diagnosis *d = &ctx->diag;
-	fprintf(f, ",\n  \"diagnosis\": [");
-	for (size_t k = 0; ctx->has_diag && k < d->ncauses; k++) {
-		fprintf(f, "%s", k ? ",\n    " : "\n    ");
-		cause(f, ctx, &d->causes[k]);
-	}
-	fprintf(f, "]");
+	br_json_key(j, "diagnosis");
+	br_json_array(j);
+	for (size_t k = 0; ctx->has_diag && k < d->ncauses; k++)
+		cause(j, ctx, &d->causes[k]);
+	br_json_end(j);
 	if (!ctx->has_diag)
 		return;
-	fprintf(f, ",\n  \"diagnosis_detail\": {\"better\": ");
-	str(f, ctx->d[ctx->diag_idx[d->better]].trace->label);
-	fprintf(f, ", \"worse\": ");
-	str(f, ctx->d[ctx->diag_idx[d->worse]].trace->label);
-	fprintf(f, ", \"outcome\": \"%s\", \"significant\": %s, \"ratio\": ", d->outcome,
-		d->significant ? "true" : "false");
-	num(f, d->ratio);
-	fprintf(f, ", \"t\": ");
-	num(f, d->t_outcome);
-	fprintf(f, ",\n    \"notes\": [");
-	for (size_t k = 0; k < d->nnotes; k++) {
-		fprintf(f, "%s", k ? ", " : "");
-		str(f, d->notes[k]);
-	}
-	fprintf(f, "],\n    \"against\": [");
-	for (size_t k = 0; k < d->nagainst; k++) {
-		fprintf(f, "%s", k ? ",\n      " : "");
-		cause(f, ctx, &d->against[k]);
-	}
-	static const char *const fac[4] = { "U", "N_busy", "S", "R" };
-	fprintf(f, "],\n    \"identity\": {");
-	for (int w = 0; w < 2; w++) {
-		fprintf(f, "%s\"%s\": {\"mbps\": ", w ? ", " : "", w ? "worse" : "better");
-		num(f, d->x[w]);
-		fprintf(f, ", \"U\": ");
-		num(f, d->u[w]);
-		fprintf(f, ", \"N_busy\": ");
-		num(f, d->nbusy[w]);
-		fprintf(f, ", \"S_bytes\": ");
-		num(f, d->s[w]);
-		fprintf(f, ", \"R_ns\": ");
-		num(f, d->r[w]);
-		fprintf(f, ", \"residual\": ");
-		num(f, d->residual[w]);
-		fprintf(f, ", \"work_mbps\": ");
-		num(f, d->w[w]);
-		fprintf(f, ", \"bytes_per_work\": ");
-		num(f, d->amp[w]);
-		fputc('}', f);
-	}
-	fprintf(f, ",\n      \"ln_ratio\": ");
-	num(f, d->mbps_total);
-	fprintf(f, ", \"terms\": {");
-	for (int k = 0; k < 4; k++) {
-		fprintf(f, "%s\"%s\": ", k ? ", " : "", fac[k]);
-		num(f, d->terms[k]);
-	}
-	fprintf(f, ", \"amplification\": ");
-	num(f, d->amp_term);
-	fprintf(f, "}, \"t\": {");
-	for (int k = 0; k < 4; k++) {
-		fprintf(f, "%s\"%s\": ", k ? ", " : "", fac[k]);
-		num(f, d->t_factor[k]);
-	}
-	fprintf(f, "}},\n    \"latency\": {\"q2c_mean_ns\": [");
-	num(f, d->q2c_mean[0]);
-	fputs(", ", f);
-	num(f, d->q2c_mean[1]);
-	fprintf(f, "], \"phase_delta_ns\": {");
-	for (int p = 0; p < BR_DP_COUNT; p++) {
-		fprintf(f, "%s\"%s\": ", p ? ", " : "", br_diag_phase_name((enum br_diag_phase)p));
-		num(f, d->phase_delta[p]);
-	}
-	fprintf(f, "}, \"residual_ns\": ");
-	num(f, d->q2c_residual);
-	fprintf(f, ", \"d2c_mix_ns\": ");
-	num(f, d->ko_mix);
-	fprintf(f, ", \"d2c_rate_ns\": ");
-	num(f, d->ko_rate);
-	fprintf(f, ", \"q2c_mix_ns\": ");
-	num(f, d->ko_q2c_mix);
-	fprintf(f, ", \"q2c_rate_ns\": ");
-	num(f, d->ko_q2c_rate);
-	fprintf(f, "}}");
+	br_json_key(j, "diagnosis_detail");
+	br_json_object(j);
+	br_json_kstr(j, "better", ctx->d[ctx->diag_idx[d->better]].trace->label);
+	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[d->worse]].trace->label);
+	br_json_kstr(j, "outcome", d->outcome);
+	br_json_kbool(j, "significant", d->significant);
+	br_json_kdouble(j, "ratio", d->ratio);
+	br_json_kdouble(j, "t", d->t_outcome);
+	br_json_key(j, "notes");
+	br_json_array(j);
+	for (size_t k = 0; k < d->nnotes; k++)
+		br_json_str(j, d->notes[k]);
+	br_json_end(j);
+	br_json_key(j, "against");
+	br_json_array(j);
+	for (size_t k = 0; k < d->nagainst; k++)
+		cause(j, ctx, &d->against[k]);
+	br_json_end(j);
+	identity(j, d);
+	latency(j, d);
+	br_json_end(j);
 }
 
 int report_json(FILE *f, const report_ctx *ctx)
 {
-	fprintf(f, "{\"tool\": \"blkreel-report\", \"version\": \"%s\",\n  \"command\": [", BLKREEL_VERSION);
+	br_json j;
+	br_json_init(&j, f, BR_JSON_PRETTY);
+	br_json_object(&j);
+	br_json_kstr(&j, "tool", "blkreel-report");
+	br_json_kstr(&j, "version", BLKREEL_VERSION);
+	br_json_key(&j, "command");
+	br_json_array(&j);
 	for (int i = 0; i < ctx->cli->argc; i++) {
-		if (i)
-			fputs(", ", f);
 		/* the program by its name: the report must not name a path of this machine */
 		const char *a = ctx->cli->argv[i];
-		str(f, i == 0 && strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
+		br_json_str(&j, i == 0 && strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
 	}
-	fprintf(f, "]");
-	diagnosis(f, ctx);
-	fprintf(f, ",\n  \"traces\": [\n");
-	for (size_t k = 0; k < ctx->n; k++) {
-		trace(f, &ctx->d[k], ctx->cli->top);
-		fprintf(f, "%s\n", k + 1 < ctx->n ? "," : "");
-	}
-	fprintf(f, "  ]");
+	br_json_end(&j);
+	diagnosis(&j, ctx);
+	br_json_key(&j, "traces");
+	br_json_array(&j);
+	for (size_t k = 0; k < ctx->n; k++)
+		trace(&j, &ctx->d[k], ctx->cli->top);
+	br_json_end(&j);
 	if (ctx->n > 1)
-		comparison(f, ctx);
-	fprintf(f, "\n}\n");
-	return ferror(f) ? -1 : 0;
+		comparison(&j, ctx);
+	br_json_end(&j);
+	br_error err;
+	br_error_clear(&err);
+	if (!br_json_finish(&j, ctx->cli->json, &err))
+		return 0;
+	if (err.code == BR_ESYS) {
+		errno = err.sys_errno; /* the caller names the file and the cause */
+	} else {
+		char msg[BR_ERROR_FILE_MAX + BR_ERROR_MSG_MAX + 64];
+		fprintf(stderr, "blkreel-report: %s\n", br_error_format(&err, msg, sizeof msg));
+		errno = 0;
+	}
+	return -1;
 }

@@ -31,6 +31,31 @@ static size_t files_in(const char *d)
 	return n;
 }
 
+/* A Python expression over the JSON document d at path, printed as
+ * compact JSON (the caller frees it); the test fails when the file does
+ * not parse. Layout-free: the writer may indent as it likes. */
+static char *json_eval(const char *path, const char *expr)
+{
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err,
+			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+			 "print(json.dumps(eval(sys.argv[2]), separators=(\",\", \":\"), ensure_ascii=True))' '%s' '%s'",
+			 path, expr);
+	cr_assert_eq(rc, 0, "%s: %s: %s", path, expr, err ? err : "");
+	free(err);
+	size_t n = strlen(out);
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
+	return out;
+}
+
+static void expect_json(const char *path, const char *expr, const char *want)
+{
+	char *got = json_eval(path, expr);
+	cr_expect_str_eq(got, want, "%s: %s", path, expr);
+	free(got);
+}
+
 Test(report, help_version_and_usage_errors)
 {
 	char *out = NULL, *err = NULL;
@@ -273,14 +298,15 @@ Test(report, comparison_states_the_differences_with_numbers)
 	free(out);
 	free(err);
 	char p[1100];
-	size_t len;
 	snprintf(p, sizeof p, "%s/c.json", tu_dir);
-	char *json = (char *)tu_read_file(p, &len);
-	cr_assert(json);
-	cr_expect(strstr(json, "\"throughput_best\": \"calm\""));
-	cr_expect(strstr(json, "{\"key\": \"d2c_avg_ms\", \"name\": \"D2C avg\", \"unit\": \"ms\", \"better\": \"lower\", \"values\": [0.008, 0.002], \"ratio\": 4, \"best\": \"calm\", \"agrees_with_throughput\": true"),
-		  "%s", json);
-	free(json);
+	expect_json(p, "d[\"comparison\"][\"throughput_best\"]", "\"calm\"");
+	char *m = json_eval(p, "[m for m in d[\"comparison\"][\"metrics\"] if m[\"key\"] == \"d2c_avg_ms\"]");
+	cr_expect(!strncmp(m, "[{\"key\":\"d2c_avg_ms\",\"name\":\"D2C avg\",\"unit\":\"ms\",\"better\":\"lower\","
+			      "\"values\":[0.008,0.002],\"ratio\":4,\"best\":\"calm\",\"agrees_with_throughput\":true,",
+			  strlen("[{\"key\":\"d2c_avg_ms\",\"name\":\"D2C avg\",\"unit\":\"ms\",\"better\":\"lower\","
+				 "\"values\":[0.008,0.002],\"ratio\":4,\"best\":\"calm\",\"agrees_with_throughput\":true,")),
+		  "%s", m);
+	free(m);
 }
 
 /* A trace that writes 3 of its 4 MiB to one range in 3 bursts, 2 s
@@ -373,13 +399,11 @@ Test(report, diagnosis_opens_every_format)
 	char p[1100];
 	size_t len;
 	snprintf(p, sizeof p, "%s/d.json", tu_dir);
-	char *json = (char *)tu_read_file(p, &len);
-	cr_assert(json);
-	const char *d = strstr(json, "\n  \"diagnosis\": [\n    {\"cause\": \"idle\", \"share\": ");
-	cr_expect(d && d < strstr(json, "\"traces\""), "%s", json);
-	cr_expect(d && strstr(d, ", \"worse\": \"B\", \"factor\": \"U\", \"evidence\": \"B's device was idle "),
-		  "%s", json);
-	free(json);
+	expect_json(p, "list(d).index(\"diagnosis\") < list(d).index(\"traces\")", "true");
+	expect_json(p, "[list(c) for c in d[\"diagnosis\"]][0]",
+		    "[\"cause\",\"share\",\"worse\",\"factor\",\"evidence\"]");
+	expect_json(p, "[d[\"diagnosis\"][0][k] for k in (\"cause\", \"worse\", \"factor\")]", "[\"idle\",\"B\",\"U\"]");
+	expect_json(p, "d[\"diagnosis\"][0][\"evidence\"].startswith(\"B\\x27s device was idle \")", "true");
 	snprintf(p, sizeof p, "%s/d.md", tu_dir);
 	char *md = (char *)tu_read_file(p, &len);
 	cr_assert(md);
@@ -399,8 +423,71 @@ Test(report, diagnosis_opens_every_format)
 	free(out);
 	free(err);
 	snprintf(p, sizeof p, "%s/s.json", tu_dir);
-	json = (char *)tu_read_file(p, &len);
-	cr_assert(json);
-	cr_expect(strstr(json, "\n  \"diagnosis\": [],"), "%s", json);
-	free(json);
+	expect_json(p, "d[\"diagnosis\"]", "[]");
+}
+
+/* Process names are whatever bytes the kernel had (15 at most): quotes,
+ * backslashes, control characters, DEL, bytes that are not UTF-8, a
+ * multi-byte sequence cut short. Labels and paths are the user's. */
+static const char hostile_a[] = "q\"b\\\x01\n\x7f\xff\xc3(";
+static const char hostile_a_decoded[] = "\"q\\\"b\\\\\\u0001\\n\\u007f\\ufffd\\ufffd(\"";
+static const char hostile_b[] = "\t\x1b[31m\xe2\x82";
+static const char hostile_b_decoded[] = "\"\\t\\u001b[31m\\ufffd\\ufffd\"";
+
+/* pid 10 and 11 named hostile_a and hostile_b, 20 4 KiB reads each. */
+static void make_hostile(const char *path)
+{
+	tg_buf b = { 0 };
+	br_event e = tg_process(0, 0, 10, hostile_a);
+	tg_append(&b, &e, false);
+	e = tg_process(0, 0, 11, hostile_b);
+	tg_append(&b, &e, false);
+	for (uint64_t i = 0; i < 40; i++) {
+		uint64_t t = 1000 + i * 10000, sec = i * 8;
+		uint32_t pid = 10 + (uint32_t)(i % 2);
+		e = tg_io(t, BR_MKDEV(8, 0), 0, TG_Q_R, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 10, BR_MKDEV(8, 0), 0, TG_D_R, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 5000, BR_MKDEV(8, 0), 0, TG_C_R, sec, 4096, 0);
+		tg_append(&b, &e, false);
+	}
+	cr_assert_eq(tg_write(&b, path), 0);
+	tg_free(&b);
+}
+
+Test(report, json_parses_with_hostile_names_labels_and_paths)
+{
+	char a[1100];
+	snprintf(a, sizeof a, "%s/h\"o\\st.bin", tu_dir);
+	make_hostile(a);
+	char *err = NULL;
+	/* one trace, and two (the comparison and the diagnosis quote labels) */
+	int rc = tu_runf(NULL, NULL, &err,
+			 "cd '%s' && '%s' -q -l 'one\"\\' 'h\"o\\st.bin' --json one.json && "
+			 "'%s' -q -l 'x\"\\' 'h\"o\\st.bin' -l 'y\"\\' 'h\"o\\st.bin' --json two.json",
+			 tu_dir, rep(), rep());
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	static const char *const docs[] = { "one.json", "two.json" };
+	for (size_t k = 0; k < 2; k++) {
+		char p[1200];
+		snprintf(p, sizeof p, "%s/%s", tu_dir, docs[k]);
+		err = NULL;
+		rc = tu_runf(NULL, NULL, &err, "python3 -m json.tool '%s' > /dev/null", p);
+		cr_expect_eq(rc, 0, "%s does not parse: %s", p, err ? err : "");
+		free(err);
+		char want[256];
+		snprintf(want, sizeof want, "[%s,%s]", hostile_a_decoded, hostile_b_decoded);
+		expect_json(p,
+			    "[g[\"comm\"] for g in sorted(d[\"traces\"][0][\"per_process\"], key=lambda g: g[\"pid\"]) "
+			    "if g[\"pid\"] in (10, 11)]",
+			    want);
+		expect_json(p, "d[\"traces\"][0][\"path\"].endswith(\"h\\\"o\\\\st.bin\")", "true");
+	}
+	snprintf(a, sizeof a, "%s/one.json", tu_dir);
+	expect_json(a, "d[\"traces\"][0][\"label\"]", "\"one\\\"\\\\\"");
+	snprintf(a, sizeof a, "%s/two.json", tu_dir);
+	expect_json(a, "[t[\"label\"] for t in d[\"traces\"]]", "[\"x\\\"\\\\\",\"y\\\"\\\\\"]");
+	expect_json(a, "d[\"comparison\"][\"metrics\"][0][\"best\"] in (\"x\\\"\\\\\", \"y\\\"\\\\\")", "true");
 }

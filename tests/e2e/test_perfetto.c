@@ -1,15 +1,18 @@
 /* blkreel-parse -o X.perfetto.json: Trace Event JSON that parses, one IO
  * slice per completed IO of the shared analysis (the IOs blkreel-report
  * --per-io lists), phases nested inside their IO, no two slices of a track
- * overlapping, a flush instant per issued flush, counters per device; and
- * errors that leave no partial file. */
+ * overlapping, a flush instant per issued flush, counters per device; the
+ * file parses whatever bytes the process names hold; and errors that leave
+ * no partial file. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
+#include "tracegen.h"
 
 TestSuite(perfetto, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 300);
 
@@ -126,5 +129,73 @@ Test(perfetto, errors_leave_no_file)
 			 tu_sample("ext4-loop"), tu_dir);
 	cr_expect_eq(rc, 1);
 	cr_expect(strstr(err, "x.perfetto.json"), "%s", err);
+	free(err);
+}
+
+/* Process names are whatever bytes the kernel had: quotes, backslashes,
+ * control characters, DEL, bytes that are not UTF-8, a cut sequence. */
+static const char hostile_a[] = "q\"b\\\x01\n\x7f\xff\xc3(";
+static const char hostile_b[] = "\t\x1b[31m\xe2\x82";
+
+Test(perfetto, hostile_process_names_parse)
+{
+	tg_buf b = { 0 };
+	br_event e = tg_process(0, 0, 10, hostile_a);
+	tg_append(&b, &e, false);
+	e = tg_process(0, 0, 11, hostile_b);
+	tg_append(&b, &e, false);
+	for (uint64_t i = 0; i < 40; i++) {
+		uint64_t t = 1000 + i * 10000, sec = i * 8;
+		uint32_t pid = 10 + (uint32_t)(i % 2);
+		e = tg_io(t, BR_MKDEV(8, 0), 0, TG_Q_W, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 10, BR_MKDEV(8, 0), 0, TG_D_W, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 5000, BR_MKDEV(8, 0), 0, TG_C_W, sec, 4096, 0);
+		tg_append(&b, &e, false);
+	}
+	const char *trace = tu_path("hostile.blktrace");
+	cr_assert_eq(tg_write(&b, trace), 0);
+	tg_free(&b);
+	const char *json = tu_path("hostile.perfetto.json");
+	char *err = NULL;
+	cr_assert_eq(tu_run_tool(NULL, &err, "blkreel-parse", "'%s' -o '%s'", trace, json), 0, "%s", err);
+	free(err);
+	err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "python3 -m json.tool '%s' >/dev/null", json);
+	cr_expect_eq(rc, 0, "not JSON: %s", err);
+	free(err);
+	/* the names decode to what they were, invalid bytes as U+FFFD */
+	char *out = NULL;
+	err = NULL;
+	rc = tu_runf(&out, NULL, &err,
+		     "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+		     "print(json.dumps(sorted({e[\"args\"][\"comm\"] for e in d[\"traceEvents\"] "
+		     "if e.get(\"cat\") == \"io\"}), separators=(\",\", \":\")))' '%s'",
+		     json);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_expect_str_eq(out, "[\"\\t\\u001b[31m\\ufffd\\ufffd\",\"q\\\"b\\\\\\u0001\\n\\u007f\\ufffd\\ufffd(\"]\n");
+	free(out);
+	free(err);
+	out = NULL;
+	rc = tu_runf(&out, NULL, NULL, "python3 '%s/tests/e2e/tools/perfetto_check.py' '%s'", tu_root(), json);
+	cr_assert_eq(rc, 0);
+	cr_expect_eq(measure(out, "ios"), 40, "%s", out);
+	cr_expect_eq(measure(out, "overlaps"), 0, "%s", out);
+	free(out);
+}
+
+/* A write that fails (a full device) names the file and the byte offset,
+ * exits 1. */
+Test(perfetto, write_error_names_file_and_offset)
+{
+	const char *json = tu_path("full.perfetto.json");
+	if (symlink("/dev/full", json))
+		cr_skip_test("cannot link /dev/full");
+	char *err = NULL;
+	int rc = tu_run_tool(NULL, &err, "blkreel-parse", "'%s' -o '%s'", tu_sample("ext4-loop"), json);
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(err, "full.perfetto.json: byte 0: write failed: No space left on device"), "%s", err);
+	cr_expect_eq(tu_count_lines(err, ""), 1, "one line: %s", err);
 	free(err);
 }

@@ -45,7 +45,7 @@ static phase our_phase(const char *json, const char *name)
 	cr_assert(at, "JSON has phase %s", name);
 	unsigned long long mn, mx;
 	cr_assert_eq(sscanf(at + strlen(key),
-			    "\"n\": %llu, \"min_ns\": %llu, \"avg_ns\": %lf, \"p50_ns\": %*u, \"p90_ns\": %*u, "
+			    " \"n\": %llu, \"min_ns\": %llu, \"avg_ns\": %lf, \"p50_ns\": %*u, \"p90_ns\": %*u, "
 			    "\"p99_ns\": %*u, \"max_ns\": %llu",
 			    &p.n, &mn, &p.avg_ns, &mx), 4, "%.200s", at);
 	p.min_ns = (double)mn;

@@ -128,9 +128,9 @@ Test(diagnosis_kernel, same_random_reads_twice_is_nothing)
 	expect_nothing("aa_randread");
 }
 
-Test(diagnosis_kernel, same_disk_writes_twice_is_nothing)
+Test(diagnosis_kernel, same_depth_4_writes_twice_is_nothing)
 {
-	expect_nothing("aa_qd4_disk");
+	expect_nothing("aa_qd4_writes");
 }
 
 Test(diagnosis_kernel, same_buffered_reads_twice_is_nothing)

@@ -1,0 +1,56 @@
+/* diagnosis_pairs.h — capturing one controlled pair with
+ * tests/report/pairs/make_pairs.sh --quick (root; the script makes and
+ * removes its own loop devices and puts every knob back) and reading what
+ * `blkreel-report -l a A -l b B --json` says about it. Included as a .c by
+ * the suite that uses it, like the capture and replay fixtures. */
+#ifndef BLKREEL_TEST_DIAGNOSIS_PAIRS_H
+#define BLKREEL_TEST_DIAGNOSIS_PAIRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DP_MAX_CAUSES 24
+
+typedef struct dp_cause {
+	char cause[40];
+	double share;
+	char worse[64];
+	char factor[40];
+	char evidence[600];
+} dp_cause;
+
+typedef struct dp_report {
+	bool has_diagnosis;   /* a top-level "diagnosis" array was there */
+	int n;                /* its elements, in the report's order */
+	dp_cause c[DP_MAX_CAUSES];
+	double mbps[2];       /* traces[0] (a), traces[1] (b) */
+	double bytes[2];      /* device bytes moved, all directions */
+	double run_s[2];      /* each trace's span */
+	int attempts;         /* captures it took to get the pair as built */
+} dp_report;
+
+/* DP_DIFFERENT: side B must come out slower than A (for the amplification
+ * pair, whose device MB/s counts the journal's bytes too: more device bytes
+ * and a longer run for the same work); DP_SAME: an A/A pair, within
+ * DP_SAME_RATIO of each other. A capture that does not is an accident of a
+ * shared machine, not of the report: it is captured again, up to 3 times. */
+enum dp_kind { DP_DIFFERENT, DP_SAME };
+#define DP_MIN_RATIO 1.2
+#define DP_SAME_RATIO 1.25
+
+/* Skips the test (cr_skip_test) when not root or when the kernel lacks
+ * what the pair needs (the script's exit 3); fails it on anything else. */
+void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r);
+
+/* Parse the JSON of blkreel-report (through python3's json module). */
+bool dp_read_report(const char *json_path, dp_report *r, char *why, size_t size);
+
+/* One line per cause and the two traces' MB/s, for failure messages. */
+void dp_describe(const dp_report *r, char *buf, size_t size);
+
+/* Every element as the spec has it: a cause id, a share in [min_share, 1],
+ * ordered by share, shares summing to at most 1, worse naming a trace's
+ * label, a factor, and evidence with numbers in it. */
+void dp_assert_well_formed(const char *pair, const dp_report *r, double min_share);
+
+#endif

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# make_pairs.sh — capture controlled pairs of block traces for judging blkreel-report's diagnosis.
+# Each pair is the same fio job captured twice (A, then B) with ONE known difference between the
+# two sides (a queue knob, the job's depth, think time, flushes, IO size, the backing store), so
+# the cause that must come first is known; A/A pairs change nothing and must give no diagnosis.
+#   make_pairs.sh [-o DIR] [--quick] [PAIR...]      # every pair when none is named
+#   make_pairs.sh --list                            # names, what differs, expected first cause
+# Exit 0 ok, 1 failure, 2 usage, 3 this kernel lacks what a pair needs (e.g. the kyber scheduler).
+# Writes DIR/PAIR/a.blktrace.gz, DIR/PAIR/b.blktrace.gz and DIR/PAIR/README.txt (default DIR:
+# ./pairs-data). B is always the side expected to be slower. --quick shortens every job (the
+# Criterion suite tests/report/test_diagnosis_kernel.c uses it).
+# Root only. It writes only to loop devices it creates over files it creates (in a temp dir under
+# /var/tmp for disk-backed ones, under /dev/shm for RAM-backed ones), and from an EXIT trap, on
+# every path, puts back every queue knob it changed, unmounts, detaches and removes them.
+# It captures with blkreel-capture's tracefs backend (PAIRS_BACKEND=perf|relay for another): the
+# perf backend was seen to lose up to 90 % of completions on disk-backed loop devices at high IO
+# rates without counting a drop, and a trace with lost completions would judge the diagnosis on
+# broken data. So it holds the machine-wide tracer lock (/run/lock/blkreel-tracer.lock) for the
+# whole run, and every capture is checked: a side with requests never completed is captured again.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+BIN=${BLKREEL_BIN:-$ROOT/bin}
+CAP=$BIN/blkreel-capture
+REPORT=$BIN/blkreel-report
+OUT=$PWD/pairs-data
+BACKEND=${PAIRS_BACKEND:-tracefs}
+QUICK=0
+IMG_MIB=256
+
+PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read)
+
+log() { printf '[make_pairs] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+missing() { log "missing: $*"; exit 3; } # the kernel lacks a feature a pair needs
+usage() {
+    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+SELECTED=() LIST=0
+while (($#)); do
+    case $1 in
+    -o) (($# >= 2)) || usage 2; OUT=$2; shift 2 ;;
+    --quick) QUICK=1; shift ;;
+    --list) LIST=1; shift ;;
+    -h | --help) usage 0 ;;
+    -*) log "unknown option $1"; usage 2 ;;
+    *) SELECTED+=("$1"); shift ;;
+    esac
+done
+((${#SELECTED[@]})) || SELECTED=("${PAIRS[@]}")
+((QUICK)) && IMG_MIB=128
+for p in "${SELECTED[@]}"; do
+    [[ " ${PAIRS[*]} " == *" $p "* ]] || die "no pair named '$p' (try --list)"
+done
+
+# ---- state to put back -------------------------------------------------------------------------
+TMP="" SHM="" MNT=""
+LOOPS=()            # loop devices we attached, in order
+KNOB_PATHS=()       # sysfs files we wrote, in order, with their first value
+KNOB_VALUES=()
+
+restore_knobs() { # newest first, so a knob written twice ends at its first value
+    local i
+    for ((i = ${#KNOB_PATHS[@]} - 1; i >= 0; i--)); do
+        [[ -e ${KNOB_PATHS[i]} ]] || continue
+        echo "${KNOB_VALUES[i]}" >"${KNOB_PATHS[i]}" 2>/dev/null ||
+            log "warning: could not restore ${KNOB_PATHS[i]} to ${KNOB_VALUES[i]}"
+    done
+    KNOB_PATHS=() KNOB_VALUES=()
+}
+
+detach_all() {
+    local l
+    if [[ -n $MNT ]] && mountpoint -q "$MNT"; then
+        umount "$MNT" || umount -l "$MNT" || log "warning: could not unmount $MNT"
+    fi
+    MNT=""
+    restore_knobs
+    for l in "${LOOPS[@]}"; do
+        losetup -d "$l" || log "warning: could not detach $l"
+    done
+    LOOPS=()
+}
+
+cleanup() {
+    local rc=$?
+    set +e
+    trap - INT TERM HUP
+    detach_all
+    [[ -n $TMP && -d $TMP ]] && rm -rf -- "$TMP"
+    [[ -n $SHM && -d $SHM ]] && rm -rf -- "$SHM"
+    ((rc)) && log "failed (exit $rc); knobs restored, loop devices detached, temp files removed"
+    exit "$rc"
+}
+
+# ---- pairs: each sets DIFF, WORKLOAD, EXPECT, then runs side a / side b ------------------------
+# n COUNT — COUNT IOs for a full run, a quarter of it with --quick
+n() { if ((QUICK)); then echo $(($1 / 4)); else echo "$1"; fi; }
+
+FIO_COMMON=(--output=/dev/null --name=job --size=64M)
+
+describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
+    case $1 in
+    concurrency)
+        DIFF="fio iodepth: A 16, B 1 (libaio, O_DIRECT)"
+        WORKLOAD="4 KiB random reads over 64 MiB, $(n 16000) IOs, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing)"
+        EXPECT="concurrency" ;;
+    idle)
+        DIFF="fio thinktime: A none, B 100 us after every IO"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, $(n 16000) IOs, RAM-backed loop (file in /dev/shm)"
+        EXPECT="idle" ;;
+    flush)
+        DIFF="fio fsync: A none, B fsync after every write (a flush request each)"
+        WORKLOAD="4 KiB sequential writes, psync, O_DIRECT, $(n 8000) IOs, RAM-backed loop"
+        EXPECT="flush" ;;
+    split)
+        DIFF="queue/max_sectors_kb: A 512, B 8 (every 512 KiB IO split into 64)"
+        WORKLOAD="512 KiB sequential reads, libaio iodepth 4, O_DIRECT, $(n 2000) IOs, disk-backed loop (direct-io=on; on a RAM-backed loop splitting costs nothing measurable)"
+        EXPECT="split (io_size acceptable: the stack's request size limit)" ;;
+    io_size)
+        DIFF="fio bs: A 64 KiB, B 4 KiB (same bytes: $(n 128) MiB)"
+        WORKLOAD="sequential reads, psync, O_DIRECT, RAM-backed loop"
+        EXPECT="io_size" ;;
+    merge)
+        DIFF="queue/nomerges: A 0 (merging), B 2 (no merging)"
+        WORKLOAD="4 KiB sequential writes, libaio iodepth 32 submitted and reaped in batches of 32 (so they meet in the plug), O_DIRECT, $(n 32000) IOs, disk-backed loop (direct-io=on; on a RAM-backed loop one 128 KiB request costs what 32 of 4 KiB do)"
+        EXPECT="merge" ;;
+    readahead)
+        DIFF="queue/read_ahead_kb: A 1024, B 0"
+        WORKLOAD="4 KiB sequential buffered reads of the device (page cache dropped first), $(n 64) MiB, RAM-backed loop"
+        EXPECT="readahead" ;;
+    scheduler)
+        DIFF="queue/scheduler: A none, B bfq (queue/rotational 1 on both sides: bfq serves one process's queue at a time and holds the others' IOs)"
+        WORKLOAD="4 processes, 4 KiB random reads each in its own quarter of the device, psync, O_DIRECT, 4000 IOs each (with --quick too: shorter runs are all noise), disk-backed loop (direct-io=on, read once before tracing; on a RAM-backed loop, which serves one request at a time anyway, bfq changes nothing measurable, nor does kyber in a short run)"
+        EXPECT="scheduler" ;;
+    service_time)
+        DIFF="backing store: A a file in /dev/shm (RAM), B a file on /var/tmp's disk (loop direct-io=on)"
+        WORKLOAD="4 KiB random writes, psync, O_DIRECT, $(n 8000) IOs, same loop settings"
+        EXPECT="service_time" ;;
+    amplification)
+        DIFF="ext4 mount option: A data=ordered, B data=journal (every data block also written to the journal)"
+        WORKLOAD="fio 4 KiB sequential buffered writes of $(n 64) MiB into one file (rewritten: fio lays it out in an untraced run first), fsync every 64 writes, ext4 on a RAM-backed loop (mkfs and mount before tracing)"
+        EXPECT="amplification" ;;
+    aa_randread)
+        DIFF="nothing (A/A)"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, 16000 IOs (with --quick too), RAM-backed loop"
+        EXPECT="none: empty diagnosis" ;;
+    aa_qd4_writes)
+        DIFF="nothing (A/A)"
+        WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, 16000 IOs (with --quick too), RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared)"
+        EXPECT="none: empty diagnosis" ;;
+    aa_buffered_read)
+        DIFF="nothing (A/A)"
+        WORKLOAD="4 KiB sequential buffered reads of the whole device ($IMG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop"
+        EXPECT="none: empty diagnosis" ;;
+    esac
+}
+
+if ((LIST)); then
+    for p in "${SELECTED[@]}"; do
+        describe "$p"
+        printf '%-17s %s -> %s\n' "$p" "$DIFF" "$EXPECT"
+    done
+    exit 0
+fi
+
+[[ $(id -u) -eq 0 ]] || die "must run as root"
+[[ -x $CAP && -x $REPORT ]] || die "build first (make tools): $CAP or $REPORT is missing"
+for c in losetup fio dd blockdev mkfs.ext4 mount umount mountpoint python3; do
+    command -v "$c" >/dev/null || die "missing $c"
+done
+exec 9>/run/lock/blkreel-tracer.lock
+flock -w 600 9 || die "the tracer lock /run/lock/blkreel-tracer.lock stayed taken for 10 minutes"
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+TMP=$(mktemp -d /var/tmp/blkreel-pairs.XXXXXX)
+SHM=$(mktemp -d /dev/shm/blkreel-pairs.XXXXXX)
+mkdir -p "$OUT"
+
+attach() { # attach ram|disk — sets L (device) and Q (its queue dir)
+    local img
+    case $1 in
+    ram)
+        img=$SHM/ram.img
+        # every page allocated now: a first write into a tmpfs hole costs several times a rewrite
+        [[ -e $img ]] || dd if=/dev/zero of="$img" bs=1M count="$IMG_MIB" status=none
+        L=$(losetup --find --show "$img") ;;
+    disk)
+        img=$TMP/disk.img
+        if [[ ! -e $img ]]; then # real blocks, not a hole, so reads reach the disk
+            dd if=/dev/zero of="$img" bs=1M count="$IMG_MIB" conv=fsync status=none
+        fi
+        L=$(losetup --find --show --direct-io=on "$img") ;;
+    esac
+    [[ $L == /dev/loop* ]] || die "unexpected loop device '$L'"
+    LOOPS+=("$L")
+    Q=/sys/block/${L#/dev/}/queue
+}
+
+knob() { # knob DEV NAME VALUE — write a queue knob of our own loop device, remembering its value
+    local path=/sys/block/${1#/dev/}/queue/$2 old
+    [[ -w $path ]] || die "$path is not writable here"
+    old=$(<"$path")
+    [[ $2 == scheduler ]] && { old=${old#*[}; old=${old%%]*}; }
+    KNOB_PATHS+=("$path") KNOB_VALUES+=("$old")
+    echo "$3" >"$path" || die "cannot write $3 to $path"
+}
+
+warm() { # warm DEV — read what the jobs read once, so both sides find the host's cache alike
+    dd if="$1" of=/dev/null bs=1M count="$IMG_MIB" iflag=direct status=none
+}
+
+side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.blktrace.gz
+    local pair=$1 s=$2 dev=$3; shift 3
+    mkdir -p "$OUT/$pair"
+    blockdev --flushbufs "$dev"
+    log "$pair/$s on $dev: $*"
+    # The same job once untraced first: whatever a first run pays (tmpfs or host allocation,
+    # caches, the loop worker) is paid by neither side, or A/A pairs differ by 2x here.
+    "$@" >/dev/null
+    blockdev --flushbufs "$dev"
+    local try lost=-1 rc
+    for try in 1 2 3; do
+        rc=0
+        "$CAP" -q --backend "$BACKEND" -d "$dev" -o "$TMP/$pair-$s" -- "$@" >/dev/null 2>"$TMP/cap.err" || rc=$?
+        if ((rc)); then # events dropped (a slow reader, e.g. an ASan build) or the job failed
+            log "$pair/$s: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
+            continue
+        fi
+        # lost completions that no backend counted as drops (see the top of this file)
+        lost=$(never_completed "$TMP/$pair-$s.blktrace.gz")
+        ((lost == 0)) && break
+        log "$pair/$s: $lost requests issued but never completed in the trace (try $try of 3)"
+    done
+    ((rc == 0 && lost == 0)) || die "$pair/$s: no complete capture in 3 tries"
+    mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
+}
+
+never_completed() { # never_completed TRACE — requests issued and not completed, by blkreel-report
+    "$REPORT" "$1" --json "$TMP/check.json" >/dev/null
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["pairing"]["never_completed"])' "$TMP/check.json"
+}
+
+fio_on() { # fio_on DEV ARGS... — the fio command line for a job on DEV
+    FIO=(fio "${FIO_COMMON[@]}" --filename="$1" "${@:2}")
+}
+
+run_pair() {
+    local p=$1 LA LB
+    case $p in
+    concurrency)
+        attach disk; LA=$L
+        warm "$LA"
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=libaio --number_ios="$(n 16000)"
+        side "$p" a "$LA" "${FIO[@]}" --iodepth=16
+        side "$p" b "$LA" "${FIO[@]}" --iodepth=1 ;;
+    idle)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 16000)"
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" --thinktime=100 ;;
+    flush)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=write --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" --fsync=1 ;;
+    split)
+        attach disk; LA=$L
+        warm "$LA"
+        fio_on "$LA" --rw=read --bs=512k --direct=1 --ioengine=libaio --iodepth=4 --size="${IMG_MIB}M" \
+            --number_ios="$(n 2000)"
+        knob "$LA" max_sectors_kb 512
+        side "$p" a "$LA" "${FIO[@]}"
+        knob "$LA" max_sectors_kb 8
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    io_size)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=read --direct=1 --ioengine=psync --size="$(n 128)M"
+        side "$p" a "$LA" "${FIO[@]}" --bs=64k
+        side "$p" b "$LA" "${FIO[@]}" --bs=4k ;;
+    merge)
+        attach disk; LA=$L
+        fio_on "$LA" --rw=write --bs=4k --direct=1 --ioengine=libaio --iodepth=32 \
+            --iodepth_batch_submit=32 --iodepth_batch_complete_min=32 --size="${IMG_MIB}M" \
+            --number_ios="$(n 32000)"
+        knob "$LA" nomerges 0
+        side "$p" a "$LA" "${FIO[@]}"
+        knob "$LA" nomerges 2
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    readahead)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="$(n 64)M"
+        knob "$LA" read_ahead_kb 1024
+        side "$p" a "$LA" "${FIO[@]}"
+        knob "$LA" read_ahead_kb 0
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    scheduler)
+        attach disk; LA=$L
+        grep -qw bfq "$Q/scheduler" || missing "no bfq scheduler for $LA"
+        warm "$LA"
+        knob "$LA" rotational 1
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=4 \
+            --offset_increment=$((IMG_MIB / 4))M --size=$((IMG_MIB / 4))M --number_ios=4000
+        knob "$LA" scheduler none
+        side "$p" a "$LA" "${FIO[@]}"
+        knob "$LA" scheduler bfq
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    service_time)
+        attach ram; LA=$L
+        attach disk; LB=$L
+        fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        side "$p" a "$LA" "${FIO[@]}"
+        fio_on "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        side "$p" b "$LB" "${FIO[@]}" ;;
+    amplification)
+        attach ram; LA=$L
+        mkfs.ext4 -q -F "$LA"
+        MNT=$TMP/mnt
+        mkdir -p "$MNT"
+        local opt s
+        for s in a b; do
+            [[ $s == a ]] && opt=data=ordered || opt=data=journal
+            mount -t ext4 -o "$opt" "$LA" "$MNT"
+            side "$p" "$s" "$LA" fio --output=/dev/null --name=job --directory="$MNT" --rw=write \
+                --bs=4k --size="$(n 64)M" --fsync=64 --end_fsync=1 --fallocate=none
+            umount "$MNT"
+        done
+        MNT="" ;;
+    aa_randread)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --number_ios=16000
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    aa_qd4_writes)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
+            --number_ios=16000
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    aa_buffered_read)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${IMG_MIB}M"
+        knob "$LA" read_ahead_kb 32
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" ;;
+    esac
+    detach_all
+}
+
+mbps() { # mbps JSON INDEX — throughput of one trace in blkreel-report's JSON
+    python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["traces"][int(sys.argv[2])]["mbps"])' "$1" "$2"
+}
+
+for p in "${SELECTED[@]}"; do
+    describe "$p"
+    run_pair "$p"
+    "$REPORT" -l a "$OUT/$p/a.blktrace.gz" -l b "$OUT/$p/b.blktrace.gz" --json "$TMP/r.json" >/dev/null
+    ma=$(mbps "$TMP/r.json" 0) mb=$(mbps "$TMP/r.json" 1)
+    ratio=$(python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print("%.2f" % (a / b if b else float("inf")))' "$ma" "$mb")
+    {
+        echo "pair:      $p"
+        echo "differs:   $DIFF"
+        echo "workload:  $WORKLOAD"
+        echo "first:     $EXPECT"
+        echo "measured:  A $ma MB/s, B $mb MB/s (A/B $ratio, blkreel-report's mbps)"
+        echo "made by:   tests/report/pairs/make_pairs.sh$( ((QUICK)) && echo ' --quick') $p ($(date -u +%FT%TZ), kernel $(uname -r))"
+    } >"$OUT/$p/README.txt"
+    log "$p: A $ma MB/s, B $mb MB/s, A/B $ratio"
+done

@@ -2,7 +2,7 @@
  * point, truncation of extra digits, overflow refused, cursor placement. */
 #include <criterion/criterion.h>
 
-#include "../../formats/lib/fmt_num.h"
+#include "import/fmt_num.h"
 
 Test(fmt_num, u64_and_overflow)
 {

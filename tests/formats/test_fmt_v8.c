@@ -4,7 +4,7 @@
 #include <byteswap.h>
 #include <string.h>
 
-#include "../../formats/lib/record_v8.h"
+#include "common/record_v8.h"
 
 static br_event sample(void)
 {

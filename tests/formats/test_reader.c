@@ -400,7 +400,7 @@ Test(reader, bundled_sample)
 	free(times);
 }
 
-#include "record_v8.h"
+#include "common/record_v8.h"
 
 /* Version-8 records (blk_io_trace2) read from a plain stream and from a
  * plain gzip of it, beside version 7. */

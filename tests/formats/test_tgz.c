@@ -9,8 +9,8 @@
 
 #include "testutil.h"
 #include "blkreel/event.h"
-#include "../../formats/lib/tgz_internal.h" /* header parse, source, writer ops */
-#include "../../formats/lib/writer_impl.h"
+#include "compressed/tgz_internal.h" /* header parse, source, writer ops */
+#include "common/writer_impl.h"
 
 /* ---- synthetic traces ----------------------------------------------------- */
 

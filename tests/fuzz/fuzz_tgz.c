@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "blkreel/error.h"
-#include "source.h"
+#include "common/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

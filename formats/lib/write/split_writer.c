@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdout.h"
-#include "writer_impl.h"
+#include "common/fdout.h"
+#include "common/writer_impl.h"
 
 #define MAX_CPUS 8192
 

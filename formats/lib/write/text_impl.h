@@ -1,5 +1,7 @@
-/* text_impl.h (internal) — state shared by text.c (event lines) and
- * text_summary.c (blkparse's end-of-run statistics).
+/* text_impl.h (internal) — state shared by text.c (event lines),
+ * text_stats.c (blkparse's end-of-run counters) and text_summary.c (the
+ * summary printed from them). Calls go one way: text_summary.c → text.c →
+ * text_stats.c.
  *
  * The counters mirror blkparse's struct io_stats field for field, including
  * its quirks (a PC read queue adds to the fs qread_kb; requeues subtract

@@ -3,7 +3,7 @@
  * No member headers to go by: inflate sequentially with zlib's own gzip
  * framing (it checks CRC and ISIZE), one member after another, and cut the
  * output into records. No seeking, no threads, no salvage. */
-#include "record_v8.h" /* version-8 (blk_io_trace2) records */
+#include "common/record_v8.h" /* version-8 (blk_io_trace2) records */
 #include "tgz_internal.h"
 #include "blkreel/event.h"
 

@@ -5,7 +5,7 @@
 #ifndef BLKREEL_FMT_DETECT_H
 #define BLKREEL_FMT_DETECT_H
 
-#include "source.h"
+#include "common/source.h"
 
 #define FMT_DECLARE(n) \
 	bool br_fmt_probe_##n(const uint8_t *data, size_t len); \

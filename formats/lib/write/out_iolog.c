@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fdout.h"
-#include "writer_impl.h"
+#include "common/fdout.h"
+#include "common/writer_impl.h"
 
 #define MAX_DEVICES 1024
 

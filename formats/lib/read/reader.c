@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_table.h"
+#include "common/comm_table.h"
 #include "input_detect.h"
 
 typedef struct stream {

@@ -23,9 +23,9 @@
 #include "blkreel/analysis.h"
 #include "blkreel/json.h"
 #include "blkreel/stats.h"
-#include "comm_table.h"
-#include "fdout.h"
-#include "writer_impl.h"
+#include "common/comm_table.h"
+#include "common/fdout.h"
+#include "common/writer_impl.h"
 
 #define COUNTER_BUCKETS 2000
 #define STDIO_BUFFER (64u << 10)

@@ -1,6 +1,6 @@
 /* BR_OUT_STREAM: every record, in the order given, in one file. */
-#include "fdout.h"
-#include "writer_impl.h"
+#include "common/fdout.h"
+#include "common/writer_impl.h"
 
 typedef struct stream_writer {
 	br_fdout out;

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "blkreel/stats.h"
-#include "fdout.h"
-#include "writer_impl.h"
+#include "common/fdout.h"
+#include "common/writer_impl.h"
 
 #define FIFO_MAX (1u << 20)
 #define STALE_NS (60ull * 1000000000ull)

@@ -5,7 +5,7 @@
  * always the next to be written, so output stays in order and memory is
  * bounded by the ring size (2 x threads + 1 members of ~128 KiB). */
 #include "tgz_internal.h"
-#include "writer_impl.h"
+#include "common/writer_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>

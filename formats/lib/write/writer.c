@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "writer_impl.h"
+#include "common/writer_impl.h"
 
 struct br_writer {
 	const br_writer_ops *ops;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <zlib.h>
-#include "input.h"
+#include "common/input.h"
 
 typedef struct fmt_lines {
 	br_input *in;

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "source.h"
+#include "common/source.h"
 
 #define FMT_WINDOW 4096     /* lines of reordering tolerated */
 #define FMT_LINE_MAX 65536  /* longer lines are malformed */

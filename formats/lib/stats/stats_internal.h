@@ -163,6 +163,7 @@ struct br_stats {
 	int hook_rc;              /* what a hook returned, for br_stats_add */
 };
 
+/* ---- the buckets (stats_buckets.c), the bottom of stats/ ----------------- */
 /* Index of the bucket holding absolute time t, coarsening as needed;
  * SIZE_MAX on allocation failure. */
 size_t stats_bucket_at(br_stats *s, uint64_t t);

@@ -5,7 +5,7 @@
 #define BLKREEL_DIAGNOSIS_INTERNAL_H
 
 #include "blkreel/diagnosis.h"
-#include "stats_internal.h"
+#include "stats/stats_internal.h"
 
 #define DIAG_FINE 512            /* fine time slices, folded into BR_DIAG_SLICES at the end */
 

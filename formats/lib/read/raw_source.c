@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record_v8.h" /* version-8 (blk_io_trace2) records */
-#include "source.h"
+#include "common/record_v8.h" /* version-8 (blk_io_trace2) records */
+#include "common/source.h"
 
 #define CHUNK (1u << 20)
 #define WINDOW 1024

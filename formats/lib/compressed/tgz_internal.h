@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "blkreel/error.h"
-#include "input.h"
+#include "common/input.h"
 
 /* ---- format constants (see the spec) ---------------------------------- */
 #define TGZ_MEMBER_MAX 65536u       /* BSIZE is 16 bits: size - 1 */
@@ -142,7 +142,7 @@ int tgz_buf_skip_to(tgz_buf *b, int64_t off, br_error *err);
 /* ---- the reader (tgz_source.c, tgz_fetch.c, tgz_inflate.c, tgz_plain.c) -- */
 #include <libdeflate.h>
 #include <zlib.h>
-#include "source.h"
+#include "common/source.h"
 #include "blkreel/event.h"
 
 enum tgz_slot_kind {

@@ -3,8 +3,8 @@
 #define BLKREEL_ANALYSIS_INTERNAL_H
 
 #include "blkreel/analysis.h"
-#include "diagnosis_internal.h"
-#include "stats_internal.h"
+#include "diagnosis/diagnosis_internal.h"
+#include "stats/stats_internal.h"
 
 /* ---- per-device, per-process and per-range accumulators -------------------- */
 typedef struct an_group {

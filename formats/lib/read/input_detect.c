@@ -1,5 +1,5 @@
 #include "input_detect.h"
-#include "fmt_detect.h" /* the foreign text formats' probes and opens */
+#include "import/fmt_detect.h" /* the foreign text formats' probes and opens */
 
 #include <ctype.h>
 #include <dirent.h>

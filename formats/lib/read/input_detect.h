@@ -6,7 +6,7 @@
 #ifndef BLKREEL_INPUT_DETECT_H
 #define BLKREEL_INPUT_DETECT_H
 
-#include "source.h"
+#include "common/source.h"
 
 typedef struct br_opened_input {
 	enum br_input_kind kind;

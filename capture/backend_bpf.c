@@ -382,6 +382,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 		return rc;
 	if ((rc = attach(st, use, err)))
 		return rc;
+	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
+		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
 	struct capture_bpf *s = st->skel;
 	if (s->rodata->per_cpu_rings) {
 		st->rb = ring_buffer__new(st->ring_fds[0], on_record, st, NULL);

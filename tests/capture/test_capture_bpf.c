@@ -448,3 +448,63 @@ Test(capture_bpf, without_bpf_permission_says_why_and_moves_on)
 		  "%s", err);
 	free(err);
 }
+
+/* A loop device with a partition table of its own (the fixture's has none). */
+static char part_loop[64];
+
+static void part_teardown(void)
+{
+	tu_loop_detach(part_loop);
+	part_loop[0] = 0;
+	cf_teardown();
+}
+
+Test(capture_bpf, partition_keeps_its_bio_and_request_events_only, .fini = part_teardown)
+{
+	bpf_test(16);
+	if (!tu_have("sfdisk"))
+		cr_skip_test("needs sfdisk");
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL,
+			 "truncate -s 64M '%s/parts.img' && printf 'start=2048,size=32768\\nstart=34816,size=32768\\n' | "
+			 "sfdisk -q '%s/parts.img' >/dev/null && losetup -P --find --show '%s/parts.img'",
+			 cf.dir, cf.dir, cf.dir);
+	cr_assert(rc == 0 && out && strncmp(out, "/dev/loop", 9) == 0, "cannot make a partitioned loop device: %s",
+		  out ? out : "");
+	snprintf(part_loop, sizeof part_loop, "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	char p1[96], p2[96], sys[160];
+	snprintf(p1, sizeof p1, "%sp1", part_loop);
+	snprintf(p2, sizeof p2, "%sp2", part_loop);
+	snprintf(sys, sizeof sys, "/sys/class/block/%sp1/dev", part_loop + 5);
+	for (int i = 0; i < 100 && (access(p1, F_OK) || access(p2, F_OK)); i++)
+		usleep(20 * 1000);
+	cr_assert_eq(access(p2, F_OK), 0, "no %s", p2);
+	char *devt = slurp_file(sys);
+	unsigned ma = 0, mi = 0;
+	cr_assert_eq(sscanf(devt, "%u:%u", &ma, &mi), 2, "no dev for %s: %s", p1, devt);
+	free(devt);
+	/* 10 writes to p1, 7 to p2 (same disk, must not show up) */
+	char *err = NULL;
+	rc = cf_capture(NULL, &err,
+			"--backend bpf --no-progress -d %s -o '%s/part' -- sh -c 'dd if=/dev/zero of=%s bs=4k count=10 "
+			"oflag=direct status=none; dd if=/dev/zero of=%s bs=4k count=7 oflag=direct status=none'",
+			p1, cf.dir, p1, p2);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	char want[32];
+	snprintf(want, sizeof want, "%u,%u", ma, mi);
+	char *text = capture_awk("part", "&& $6 != \"m\" {print $1}' | sort -u | tr -d '\\n");
+	cr_expect_str_eq(text, want, "devices in the capture of %s: %s", p1, text);
+	free(text);
+	/* bio events (Q) and request events (D, C) alike, at the disk's sectors */
+	const char *acts[] = { "Q", "D", "C" };
+	for (int a = 0; a < 3; a++) {
+		char prog[160];
+		snprintf(prog, sizeof prog, "&& $6 == \"%s\" {print $8}' | sort -n | tr '\\n' ' ", acts[a]);
+		text = capture_awk("part", prog);
+		cr_expect_str_eq(text, "2048 2056 2064 2072 2080 2088 2096 2104 2112 2120 ", "%s of %s: %s", acts[a], p1,
+				 text);
+		free(text);
+	}
+}

@@ -198,8 +198,8 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	if (s->rodata->per_cpu_rings) {
 		st->nrings = cfg->ncpu;
 		for (unsigned c = 0; c < st->nrings; c++) {
-			char name[16];
-			snprintf(name, sizeof name, "blkr_ring%u", c);
+			char name[BPF_OBJ_NAME_LEN];
+			snprintf(name, sizeof name, "blkr_ring%u", c % 10000);
 			int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, (__u32)ring_bytes, NULL);
 			if (fd < 0)
 				return br_error_set(err, BR_ESYS, -fd, NULL, -1, "creating a %zu KiB BPF ring buffer",

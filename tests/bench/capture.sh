@@ -88,7 +88,7 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     EVENTS[$m]="${EVENTS[$m]:-} $ev"
     RATE[$m]="${RATE[$m]:-} $(awk -v e="$ev" -v t="$RUNTIME" 'BEGIN{printf "%.0f", e / t}')"
     CPUPM[$m]="${CPUPM[$m]:-} $(awk -v a="$t0" -v b="$t1" -v k="$TICK" -v e="$ev" 'BEGIN{ if (e > 0) printf "%.3f", (b - a) / k / e * 1e6; else print "-" }')"
-    DROPS[$m]="${DROPS[$m]:-} $(sed -n 's/^blkreel-capture: drops: //p' "$out" | tr ' ' ',')"
+    DROPS[$m]="${DROPS[$m]:-} $(sed -n 's/^blkreel-capture: drops: //p' "$out" | sed 's/ - .*//' | tr ' ' ',')"
     rm -f "$TMP/$m".blktrace*
 }
 run_mode() {

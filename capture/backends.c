@@ -7,11 +7,13 @@
 #include "backend.h"
 
 extern const cap_backend_ops cap_backend_relay;
+extern const cap_backend_ops cap_backend_bpf;
 extern const cap_backend_ops cap_backend_perf;
 extern const cap_backend_ops cap_backend_tracefs;
 
 const cap_backend_ops *const cap_backends[] = {
 	&cap_backend_relay,
+	&cap_backend_bpf,
 	&cap_backend_perf,
 	&cap_backend_tracefs,
 };

@@ -36,7 +36,7 @@ static const char usage_text[] =
 	"      --end-lba=SECTOR    only events at or before this sector\n"
 	"  -b, --buffer-size=SIZE  per-CPU buffer size (512K, 1M; a bare number is KiB)\n"
 	"  -n, --num-buffers=N     buffers per CPU (total per CPU = SIZE x N)\n"
-	"      --backend=NAME      use this kernel interface: relay, perf, tracefs\n"
+	"      --backend=NAME      use this kernel interface: relay, bpf, perf, tracefs\n"
 	"      --list-backends     say which backends work here and why the others don't\n"
 	"                          (with -d DEVICE each is started and stopped for real)\n"
 	"      --allow-drops       exit 0 even when events were lost\n"

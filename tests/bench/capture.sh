@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # capture.sh — what tracing costs: fio 4 KiB random reads, queue depth 32, libaio, O_DIRECT, on a
 # loop device over a file in /dev/shm (RAM-backed), untraced and under each blkreel-capture backend
-# and Debian's blktrace (where it works). Rounds alternate (the machine is shared and noisy); the
-# table shows the median IOPS of each, its loss against untraced, events captured and drops.
-#   tests/bench/capture.sh            (root; ROUNDS=3 SECONDS_PER_RUN=8 by default)
-# Holds the machine-wide tracer lock throughout; creates and always detaches its own loop device.
+# and Debian's blktrace (where it works). Modes alternate within each round (the machine is shared
+# and noisy); "paired loss" compares each traced run with the untraced run of its own round.
+#   tests/bench/capture.sh            (root; ROUNDS=5 SECONDS_PER_RUN=5 by default)
+#   MODES="none bpf bpf-shared" tests/bench/capture.sh   (a subset, or the variants below)
+# Modes: none; bpf (full); bpf-ic (-a issue,complete); bpf-floor (the same tracepoints, programs
+# that return at once); bpf-shared (one ring for all CPUs); bpf-wakeup (a wakeup per record, read
+# on poll); bpf-nonames (no pid->comm map); perf; tracefs; blktrace.
+# Per traced mode: events/s recorded, drops, and the capture process's own CPU (user + system,
+# from /proc/PID/stat while it traces) per million events.
+# Holds the tracer lock throughout; creates and always detaches its own loop device.
 set -euo pipefail
-ROUNDS=${ROUNDS:-3}
-RUNTIME=${SECONDS_PER_RUN:-8}
+ROUNDS=${ROUNDS:-5}
+RUNTIME=${SECONDS_PER_RUN:-5}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CAP=${BLKREEL_BIN:-$HERE/bin}/blkreel-capture
 [[ $(id -u) -eq 0 ]] || { echo "capture.sh: needs root" >&2; exit 1; }
 [[ -x $CAP ]] || { echo "capture.sh: build first (make): $CAP missing" >&2; exit 1; }
 command -v fio >/dev/null || { echo "capture.sh: needs fio" >&2; exit 1; }
+read -r -a MODES <<<"${MODES:-none bpf bpf-ic bpf-floor perf tracefs blktrace}"
 
 exec 9>/run/lock/blkreel-tracer.lock
 flock 9
 
-TMP="" LOOP="" SHM="" DEBUGFS_MOUNTED=0
+TMP="" LOOP="" SHM="" DEBUGFS_MOUNTED=0 CAPPID=""
 cleanup() {
     set +e
+    [[ -n $CAPPID ]] && kill -INT "$CAPPID" 2>/dev/null && wait "$CAPPID"
     ((DEBUGFS_MOUNTED)) && umount /sys/kernel/debug
     [[ -n $LOOP ]] && losetup -d "$LOOP"
     [[ -n $SHM ]] && rm -f "$SHM"
@@ -35,26 +43,58 @@ truncate -s 1G "$SHM"
 dd if=/dev/urandom of="$SHM" bs=1M count=1024 conv=notrunc status=none
 LOOP=$(losetup --find --show "$SHM")
 [[ $LOOP == /dev/loop* ]] || { echo "unexpected loop device $LOOP" >&2; exit 1; }
+TICK=$(getconf CLK_TCK)
 
 fio_iops() { # prints read IOPS (terse field 8)
     fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --iodepth=32 --ioengine=libaio \
         --direct=1 --runtime="$RUNTIME" --time_based --minimal 2>/dev/null | awk -F';' '{print $8}'
 }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-declare -A IOPS EVENTS DROPS NOTE
-MODES=(none perf tracefs blktrace)
-run_mode() { # run_mode MODE -> appends IOPS
-    local m=$1 out=$TMP/$m.err iops
+declare -A IOPS EVENTS DROPS NOTE CPUPM RATE
+capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
+    case $1 in
+    bpf) echo "--backend bpf" ;;
+    bpf-ic) echo "--backend bpf -a issue,complete" ;;
+    bpf-floor) echo "--backend bpf" ;;
+    bpf-shared) echo "--backend bpf" ;;
+    bpf-wakeup) echo "--backend bpf" ;;
+    bpf-nonames) echo "--backend bpf" ;;
+    *) echo "--backend $1" ;;
+    esac
+}
+capture_env() {
+    case $1 in
+    bpf-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    bpf-shared) echo "BLKREEL_BPF_RING=shared" ;;
+    bpf-wakeup) echo "BLKREEL_BPF_WAKEUP=1" ;;
+    bpf-nonames) echo "BLKREEL_BPF_NAMES=0" ;;
+    *) echo "BLKREEL_BENCH=1" ;;
+    esac
+}
+run_traced() { # run_traced MODE: the capture in the background, fio beside it
+    local m=$1 out=$TMP/$m.err iops t0 t1 ev
+    # shellcheck disable=SC2046
+    env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" 2>"$out" &
+    CAPPID=$!
+    for _ in $(seq 100); do grep -q "tracing $(basename "$LOOP")" "$out" && break; kill -0 "$CAPPID" 2>/dev/null || break; sleep 0.05; done
+    if ! kill -0 "$CAPPID" 2>/dev/null; then wait "$CAPPID" || true; CAPPID=""; NOTE[$m]="failed: $(tail -1 "$out")"; return; fi
+    t0=$(cpu_ticks "$CAPPID")
+    iops=$(fio_iops)
+    t1=$(cpu_ticks "$CAPPID")
+    kill -INT "$CAPPID"; wait "$CAPPID" || true; CAPPID=""
+    ev=$(sed -n 's/.*s: \([0-9]*\) events.*/\1/p' "$out")
+    IOPS[$m]="${IOPS[$m]:-} $iops"
+    EVENTS[$m]="${EVENTS[$m]:-} $ev"
+    RATE[$m]="${RATE[$m]:-} $(awk -v e="$ev" -v t="$RUNTIME" 'BEGIN{printf "%.0f", e / t}')"
+    CPUPM[$m]="${CPUPM[$m]:-} $(awk -v a="$t0" -v b="$t1" -v k="$TICK" -v e="$ev" 'BEGIN{ if (e > 0) printf "%.3f", (b - a) / k / e * 1e6; else print "-" }')"
+    DROPS[$m]="${DROPS[$m]:-} $(sed -n 's/^blkreel-capture: drops: //p' "$out" | sed 's/ - .*//' | tr ' ' ',')"
+    rm -f "$TMP/$m".blktrace*
+}
+run_mode() {
+    local m=$1 out=$TMP/$m.err
     case $m in
-    none) iops=$(fio_iops) ;;
-    perf|tracefs)
-        "$CAP" --backend "$m" --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" -- \
-            bash -c "$(declare -f fio_iops); LOOP=$LOOP RUNTIME=$RUNTIME fio_iops >$TMP/$m.iops" 2>"$out" || {
-            NOTE[$m]="failed: $(tail -1 "$out")"; return; }
-        iops=$(cat "$TMP/$m.iops")
-        EVENTS[$m]="${EVENTS[$m]:-} $(sed -n 's/.*s: \([0-9]*\) events.*/\1/p' "$out")"
-        DROPS[$m]="${DROPS[$m]:-} $(sed -n 's/^blkreel-capture: drops: //p' "$out" | tr ' ' ',')"
-        ;;
+    none) IOPS[$m]="${IOPS[$m]:-} $(fio_iops)" ;;
     blktrace)
         command -v blktrace >/dev/null || { NOTE[$m]="not installed"; return; }
         if ! mountpoint -q /sys/kernel/debug; then # blktrace needs it; put back in cleanup
@@ -66,14 +106,14 @@ run_mode() { # run_mode MODE -> appends IOPS
         # Under lockdown blktrace cannot open the relay files but keeps running, tracing nothing.
         if ! kill -0 "$bt" 2>/dev/null || grep -qiE 'failed|not permitted' "$out"; then
             kill -INT "$bt" 2>/dev/null; wait "$bt" || true
-            NOTE[$m]="fails here: $(grep -m1 -v '^$' "$out" || echo "exited")"
+            NOTE[$m]="fails here: $(grep -m1 -v '^$' "$out" | tr -s ' \t' ' ' || echo "exited")"
             return
         fi
-        iops=$(fio_iops)
+        IOPS[$m]="${IOPS[$m]:-} $(fio_iops)"
         kill -INT "$bt"; wait "$bt" || true
         ;;
+    *) run_traced "$m" ;;
     esac
-    IOPS[$m]="${IOPS[$m]:-} $iops"
 }
 
 for r in $(seq "$ROUNDS"); do
@@ -84,25 +124,23 @@ for r in $(seq "$ROUNDS"); do
     done
 done
 
-median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.0f\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print ""}'; }
-base=$(echo "${IOPS[none]}" | median)
+median() { tr ' ' '\n' | { grep -v '^$\|^-$' || true; } | sort -g | awk '{a[NR]=$1} END {if (NR) printf "%s\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print ""}'; }
+range() { tr ' ' '\n' | { grep -v '^$\|^-$' || true; } | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {if (NR) printf "%s..%s", lo, hi}'; }
+base=$(echo "${IOPS[none]:-}" | median)
 echo
-echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r)"
+echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IOPS per round: $(for m in "${MODES[@]}"; do [[ -n ${NOTE[$m]:-} ]] || printf '%s:%s ' "$m" "$(echo ${IOPS[$m]} | tr ' ' ',')"; done)"
-# The machine is shared: untraced IOPS drift between rounds. "paired loss" compares each traced
-# run with the untraced run of the same round, then takes the median over rounds.
-paired() { # paired MODE -> median of per-round (1 - traced/untraced), in %
+paired() { # paired MODE -> per-round losses (1 - traced/untraced), in %
     local -a a b
     read -r -a a <<<"${IOPS[none]}"
     read -r -a b <<<"${IOPS[$1]}"
-    for i in "${!b[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f ", (x - y) * 100 / x }'; done | median
+    for i in "${!b[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f ", (x - y) * 100 / x }'; done
 }
-printf '%-10s %12s %8s %12s %14s  %s\n' mode "IOPS(median)" loss "paired loss" "events/run" "drops per run / note"
+printf '%-12s %10s %12s %14s %12s %10s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "drops per run / note"
 for m in "${MODES[@]}"; do
-    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-10s %12s %8s %12s %14s  %s\n' "$m" - - - - "${NOTE[$m]}"; continue; fi
+    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-12s %10s %12s %14s %12s %10s  %s\n' "$m" - - - - - "${NOTE[$m]}"; continue; fi
     med=$(echo "${IOPS[$m]}" | median)
-    loss=$(awk -v a="$base" -v b="$med" 'BEGIN { printf "%.1f%%", (a - b) * 100 / a }')
-    pl=$([[ $m == none ]] && echo 0 || paired "$m")
-    ev=$(echo "${EVENTS[$m]:-}" | median)
-    printf '%-10s %12.0f %8s %11s%% %14s  %s\n' "$m" "$med" "$loss" "$pl" "${ev:--}" "${DROPS[$m]:-}"
+    if [[ $m == none ]]; then pl=0 pr=-; else pl=$(paired "$m" | median)% pr=$(paired "$m" | range); fi
+    printf '%-12s %10.0f %12s %14s %12s %10s  %s\n' "$m" "$med" "$pl" "$pr" "$(echo "${RATE[$m]:-}" | median)" \
+        "$(echo "${CPUPM[$m]:-}" | median)" "$(echo ${DROPS[$m]:-} | tr ' ' ' ')"
 done

@@ -86,7 +86,8 @@ Test(capture, default_backend_is_named_and_relay_falls_back_in_one_line)
 	char *err = NULL;
 	int rc = cf_capture(NULL, &err, "--no-progress -d %s -o '%s/d' -w 200ms", cf.loop, cf.dir);
 	cr_assert_eq(rc, 0, "capture exited %d: %s", rc, err);
-	cr_expect(strstr(err, "with the perf backend") || strstr(err, "with the relay backend"),
+	cr_expect(strstr(err, "with the bpf backend") || strstr(err, "with the perf backend") ||
+			  strstr(err, "with the relay backend"),
 		  "no backend named: %s", err);
 	if (strstr(err, "relay backend unavailable"))
 		cr_expect_eq(tu_count_lines(err, "relay backend unavailable"), 1, "%s", err);

@@ -1,0 +1,490 @@
+/* backend_bpf.c — the block tracepoints through BPF programs of our own
+ * (capture/bpf/capture.bpf.c): tp_btf programs (raw_tp where the kernel
+ * refuses tp_btf) that keep only the traced devices, the action mask, the
+ * pid and the LBA range, and write 32-byte records into one BPF ring buffer
+ * per CPU, read here every poll interval without wakeups. Nothing
+ * machine-wide is changed: programs, links and maps belong to our file
+ * descriptors, so a kill -9 leaves nothing attached and captures can run
+ * side by side. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "backend_bpf_btf.h"
+#include "backend_bpf_devs.h"
+#include "bpf/capture_record.h"
+#include "capture.skel.h"
+#include "names.h"
+
+/* per CPU: ~800k records, 1 s at this machine's peak rate (with 16 MiB a
+ * capture starved for 0.6 s on the busy shared machine lost events) */
+#define DEFAULT_RING_BYTES (32u << 20)
+
+_Static_assert(sizeof(struct bcr_event) == 32, "record layout");
+_Static_assert(sizeof(struct bcr_event_ext) == 48, "record layout");
+_Static_assert(BLK_TC_READ == 1 && BLK_TC_QUEUE == 16 && BLK_TC_ISSUE == 64 && BLK_TC_COMPLETE == 128 &&
+		       BLK_TC_AHEAD == 2048 && BLK_TC_META == 4096 && BLK_TC_DISCARD == 8192 &&
+		       BLK_TC_FUA == 32768,
+	       "capture.bpf.c's TC_* copies of BLK_TC_*");
+
+enum tp_arg { A_BIO, A_RQ, A_QUEUE };
+
+static const struct tp_def {
+	const char *tp;
+	const char *prog;   /* the tp_btf program; the raw_tp one adds _r */
+	enum bcr_kind kind;
+	enum tp_arg arg;
+	int scalars;        /* scalar arguments the program reads */
+	uint32_t action;    /* BLK_TA_* with its category bits */
+} tp_defs[] = {
+	{ "block_bio_queue", "blkr_queue", BCR_QUEUE, A_BIO, 0, BLK_TA_QUEUE },
+	{ "block_bio_backmerge", "blkr_bmerge", BCR_BACKMERGE, A_BIO, 0, BLK_TA_BACKMERGE },
+	{ "block_bio_frontmerge", "blkr_fmerge", BCR_FRONTMERGE, A_BIO, 0, BLK_TA_FRONTMERGE },
+	{ "block_getrq", "blkr_getrq", BCR_GETRQ, A_BIO, 0, BLK_TA_GETRQ },
+	{ "block_bio_complete", "blkr_bdone", BCR_BIO_COMPLETE, A_BIO, 0, BLK_TA_COMPLETE },
+	{ "block_split", "blkr_split", BCR_SPLIT, A_BIO, 1, BLK_TA_SPLIT },
+	{ "block_bio_remap", "blkr_bremap", BCR_BIO_REMAP, A_BIO, 2, BLK_TA_REMAP },
+	{ "block_rq_insert", "blkr_insert", BCR_INSERT, A_RQ, 0, BLK_TA_INSERT },
+	{ "block_rq_issue", "blkr_issue", BCR_ISSUE, A_RQ, 0, BLK_TA_ISSUE },
+	{ "block_rq_merge", "blkr_rmerge", BCR_RQ_MERGE, A_RQ, 0, BLK_TA_BACKMERGE },
+	{ "block_rq_requeue", "blkr_requeue", BCR_REQUEUE, A_RQ, 0, BLK_TA_REQUEUE },
+	{ "block_rq_complete", "blkr_complete", BCR_COMPLETE, A_RQ, 2, BLK_TA_COMPLETE },
+	{ "block_rq_remap", "blkr_rremap", BCR_RQ_REMAP, A_RQ, 2, BLK_TA_REMAP },
+	{ "block_plug", "blkr_plug", BCR_PLUG, A_QUEUE, 0, BLK_TA_PLUG },
+	{ "block_unplug", "blkr_unplug", BCR_UNPLUG_IO, A_QUEUE, 2, BLK_TA_UNPLUG_IO },
+};
+#define NTP (sizeof tp_defs / sizeof tp_defs[0])
+
+static const char *const arg_struct[] = { "bio", "request", "request_queue" };
+
+/* record kind -> action (the unplug from the timer has no program of its own) */
+static uint32_t kind_action(unsigned kind)
+{
+	if (kind == BCR_UNPLUG_TIMER)
+		return BLK_TA_UNPLUG_TIMER;
+	for (size_t t = 0; t < NTP; t++)
+		if ((unsigned)tp_defs[t].kind == kind)
+			return tp_defs[t].action;
+	return 0;
+}
+
+typedef struct bpf_state {
+	const cap_config *cfg;
+	struct capture_bpf *skel;
+	struct bpf_link *links[NTP];
+	int ring_fds[1024];
+	unsigned nrings;
+	struct ring_buffer *rb;
+	bool raw_tp;            /* fell back to raw_tp */
+	bool wakeup;
+	uint32_t actions[BCR_NKINDS];
+	uint32_t devs[BCR_MAX_DEVS]; /* report dev_t per configured device */
+	/* valid during read: the ring callback's destination */
+	cap_sink *sink;
+	br_error *err;
+	int rc;
+	unsigned bad;           /* records of a size or kind we do not know */
+} bpf_state;
+
+/* libbpf's messages: keep the last warning, so a failure can be said in one
+ * line instead of libbpf's multi-line verifier dump on stderr. libbpf's print
+ * hook is process-wide by its design; this is the only state behind it. */
+static char libbpf_last[256];
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (getenv("BLKREEL_BPF_DEBUG")) /* the verifier's whole story, for bug reports */
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	char line[sizeof libbpf_last];
+	vsnprintf(line, sizeof line, fmt, ap);
+	line[strcspn(line, "\n")] = 0;
+	if (line[0])
+		memcpy(libbpf_last, line, sizeof line);
+	return 0;
+}
+
+static void quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_log);
+	libbpf_last[0] = 0;
+}
+
+/* Can this process load BPF programs at all? A two-instruction socket
+ * filter answers without touching any tracepoint. */
+static int bpf_permitted(br_error *err)
+{
+	struct bpf_insn prog[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },                        /* exit */
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "blkr_probe", "GPL", prog, 2, NULL);
+	if (fd < 0)
+		return br_error_set(err, BR_ESYS, -fd, NULL, -1,
+				    "loading BPF programs refused (needs CAP_BPF and CAP_PERFMON, or root)");
+	close(fd);
+	return 0;
+}
+
+static int bpf_probe(br_error *err)
+{
+	quiet_libbpf();
+	const char *btf = bpf_btf_path();
+	if (access(btf, R_OK))
+		return br_error_set(err, BR_ESYS, errno, btf, -1,
+				    "no kernel BTF (a kernel built with CONFIG_DEBUG_INFO_BTF is needed)");
+	return bpf_permitted(err);
+}
+
+static bool kind_wanted(uint16_t mask, uint32_t action)
+{
+	const uint16_t io_bits = BLK_TC_READ | BLK_TC_WRITE | BLK_TC_FLUSH | BLK_TC_SYNC | BLK_TC_AHEAD |
+				 BLK_TC_META | BLK_TC_DISCARD | BLK_TC_FUA;
+	if (mask == 0xffff || (mask & io_bits))
+		return true;
+	return ((action >> 16) & mask) != 0;
+}
+
+static bool env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+	return v && strcmp(v, value) == 0;
+}
+
+/* Open the object, set its read-only data from cfg and the kernel's
+ * prototypes, choose the programs, create the rings and load it. */
+static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool raw_tp, size_t ring_bytes,
+		br_error *err)
+{
+	const cap_config *cfg = st->cfg;
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	if (getenv("BLKREEL_BTF"))
+		opts.btf_custom_path = bpf_btf_path();
+	st->skel = capture_bpf__open_opts(&opts);
+	if (!st->skel)
+		return br_error_set(err, BR_ESYS, errno, NULL, -1, "opening the BPF object: %s", libbpf_last);
+	struct capture_bpf *s = st->skel;
+	int nrules = bpf_dev_rules(cfg, (struct bcr_dev *)s->rodata->devs, err);
+	if (nrules < 0)
+		return nrules;
+	s->rodata->ndevs = (bcr_u32)nrules;
+	s->rodata->act_mask = cfg->act_mask;
+	s->rodata->filter_pid = cfg->pid;
+	s->rodata->start_lba = cfg->start_lba;
+	s->rodata->end_lba = cfg->end_lba;
+	s->rodata->per_cpu_rings = !env_is("BLKREEL_BPF_RING", "shared");
+	s->rodata->wakeup = st->wakeup;
+	s->rodata->empty = env_is("BLKREEL_BPF_EMPTY", "1");
+	s->rodata->names = !env_is("BLKREEL_BPF_NAMES", "0");
+	for (size_t t = 0; t < NTP; t++) {
+		unsigned k = tp_defs[t].kind;
+		s->rodata->arg_main[k] = args[t].main;
+		s->rodata->arg_x1[k] = args[t].x1 < 0 ? 0 : args[t].x1;
+		s->rodata->arg_x2[k] = args[t].x2 < 0 ? 0 : args[t].x2;
+		char name[64];
+		snprintf(name, sizeof name, "%s_r", tp_defs[t].prog);
+		struct bpf_program *btf_prog = bpf_object__find_program_by_name(s->obj, tp_defs[t].prog);
+		struct bpf_program *raw_prog = bpf_object__find_program_by_name(s->obj, name);
+		if (!btf_prog || !raw_prog)
+			return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "the BPF object lacks %s", tp_defs[t].prog);
+		bpf_program__set_autoload(btf_prog, use[t] && !raw_tp);
+		bpf_program__set_autoload(raw_prog, use[t] && raw_tp);
+	}
+	if (s->rodata->per_cpu_rings) {
+		st->nrings = cfg->ncpu;
+		for (unsigned c = 0; c < st->nrings; c++) {
+			char name[BPF_OBJ_NAME_LEN];
+			snprintf(name, sizeof name, "blkr_ring%u", c % 10000);
+			int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, (__u32)ring_bytes, NULL);
+			if (fd < 0)
+				return br_error_set(err, BR_ESYS, -fd, NULL, -1, "creating a %zu KiB BPF ring buffer",
+						    ring_bytes >> 10);
+			st->ring_fds[c] = fd;
+		}
+		bpf_map__set_max_entries(s->maps.rings, st->nrings);
+		bpf_map__set_inner_map_fd(s->maps.rings, st->ring_fds[0]);
+	} else {
+		size_t total = ring_bytes;
+		while (total < ring_bytes * cfg->ncpu)
+			total *= 2;
+		bpf_map__set_max_entries(s->maps.ring, (__u32)total);
+	}
+	int rc = capture_bpf__load(s);
+	if (rc)
+		return br_error_set(err, BR_ESYS, -rc, NULL, -1, "loading the BPF programs (%s): %s",
+				    raw_tp ? "raw_tp" : "tp_btf", libbpf_last);
+	for (unsigned c = 0; s->rodata->per_cpu_rings && c < st->nrings; c++) {
+		__u32 key = c;
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.rings), &key, &st->ring_fds[c], BPF_ANY))
+			return br_error_set(err, BR_ESYS, errno, NULL, -1, "installing ring buffer %u", c);
+	}
+	return 0;
+}
+
+static void unload(bpf_state *st)
+{
+	for (size_t t = 0; t < NTP; t++) {
+		bpf_link__destroy(st->links[t]);
+		st->links[t] = NULL;
+	}
+	ring_buffer__free(st->rb);
+	st->rb = NULL;
+	capture_bpf__destroy(st->skel);
+	st->skel = NULL;
+	for (unsigned c = 0; c < st->nrings; c++)
+		if (st->ring_fds[c] >= 0) {
+			close(st->ring_fds[c]);
+			st->ring_fds[c] = -1;
+		}
+	st->nrings = 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	bpf_state *st = ctx;
+	if (size < sizeof(struct bcr_event)) {
+		st->bad++;
+		return 0;
+	}
+	const struct bcr_event *r = data;
+	if (r->kind >= BCR_NKINDS || r->dev >= st->cfg->ndevices) {
+		st->bad++;
+		return 0;
+	}
+	br_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.time = r->time;
+	ev.sector = r->sector;
+	ev.bytes = r->bytes;
+	ev.action = st->actions[r->kind] | (uint32_t)r->cats << BLK_TC_SHIFT;
+	ev.pid = r->pid;
+	ev.device = st->devs[r->dev];
+	ev.cpu = r->cpu;
+	/* blk_status_to_errno for the codes of kernels 5.x/6.x: the ones a
+	 * block device returns in practice; any other reads as -EIO */
+	static const int16_t status_errno[] = {
+		0,       -EOPNOTSUPP, -ETIMEDOUT, -ENOSPC, -ENOLINK,      -EREMOTEIO, -EBADE,
+		-ENODATA, -EILSEQ,    -ENOMEM,    -EIO,    -EREMCHG,      -EAGAIN,    -EBUSY,
+		-ETOOMANYREFS, -EOVERFLOW, -ENODEV, -ETIME, -EINVAL,
+	};
+	if (r->status)
+		ev.error = (uint16_t)(r->status < sizeof status_errno / sizeof status_errno[0]
+					      ? status_errno[r->status]
+					      : -5);
+	uint8_t pdu[16];
+	if (size >= sizeof(struct bcr_event_ext)) {
+		const struct bcr_event_ext *x = data;
+		if (r->kind == BCR_SPLIT || r->kind == BCR_UNPLUG_IO || r->kind == BCR_UNPLUG_TIMER) {
+			/* blktrace's payload: the new sector / the depth, big-endian */
+			uint64_t v = __builtin_bswap64(x->value);
+			memcpy(pdu, &v, 8);
+			ev.pdu = pdu;
+			ev.pdu_len = 8;
+		} else if (r->kind == BCR_BIO_REMAP || r->kind == BCR_RQ_REMAP) {
+			/* struct blk_io_trace_remap, big-endian */
+			uint32_t from = __builtin_bswap32(x->old_dev), to = __builtin_bswap32(ev.device);
+			uint64_t sf = __builtin_bswap64(x->value);
+			memcpy(pdu, &from, 4);
+			memcpy(pdu + 4, &to, 4);
+			memcpy(pdu + 8, &sf, 8);
+			ev.pdu = pdu;
+			ev.pdu_len = 16;
+		}
+	}
+	int rc = cap_sink_push(st->sink, &ev, NULL, st->err);
+	if (rc < 0) {
+		st->rc = rc;
+		return rc;
+	}
+	return 0;
+}
+
+static int attach(bpf_state *st, const bool *use, br_error *err)
+{
+	for (size_t t = 0; t < NTP; t++) {
+		if (!use[t])
+			continue;
+		char name[64];
+		snprintf(name, sizeof name, "%s%s", tp_defs[t].prog, st->raw_tp ? "_r" : "");
+		struct bpf_program *p = bpf_object__find_program_by_name(st->skel->obj, name);
+		st->links[t] = p ? bpf_program__attach(p) : NULL;
+		if (!st->links[t])
+			return br_error_set(err, BR_ESYS, errno, NULL, -1, "attaching to %s: %s", tp_defs[t].tp,
+					    libbpf_last);
+	}
+	return 0;
+}
+
+static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
+{
+	(void)ks; /* nothing machine-wide: every object is tied to our fds */
+	bpf_state *st = vst;
+	st->cfg = cfg;
+	for (unsigned c = 0; c < sizeof st->ring_fds / sizeof st->ring_fds[0]; c++)
+		st->ring_fds[c] = -1;
+	quiet_libbpf();
+	if (cfg->ncpu > sizeof st->ring_fds / sizeof st->ring_fds[0])
+		return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "more than %zu CPUs",
+				    sizeof st->ring_fds / sizeof st->ring_fds[0]);
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		st->devs[i] = cfg->devices[i].dev;
+	for (unsigned k = 0; k < BCR_NKINDS; k++)
+		st->actions[k] = kind_action(k);
+	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
+	if (!btf)
+		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");
+	bpf_tp_args args[NTP];
+	bool use[NTP], any = false;
+	int rc = 0;
+	for (size_t t = 0; t < NTP && !rc; t++) {
+		rc = bpf_btf_tp_args(btf, tp_defs[t].tp, arg_struct[tp_defs[t].arg], &args[t], err);
+		use[t] = !rc && args[t].present && kind_wanted(cfg->act_mask, tp_defs[t].action);
+		if (use[t] && tp_defs[t].scalars > 0 && args[t].x1 < 0)
+			use[t] = false;
+		if (use[t] && tp_defs[t].scalars > 1 && args[t].x2 < 0)
+			use[t] = false;
+		any |= use[t];
+	}
+	btf__free(btf);
+	if (rc)
+		return rc;
+	if (!any)
+		return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "no block tracepoints for this action mask");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t want = cfg->buf_size ? cfg->buf_size * (cfg->buf_count ? cfg->buf_count : 1) : DEFAULT_RING_BYTES;
+	size_t ring_bytes = page;
+	while (ring_bytes < want)
+		ring_bytes *= 2;
+	st->wakeup = env_is("BLKREEL_BPF_WAKEUP", "1");
+	st->raw_tp = env_is("BLKREEL_BPF_ATTACH", "raw_tp");
+	rc = load(st, args, use, st->raw_tp, ring_bytes, err);
+	if (rc && !st->raw_tp) {
+		/* a kernel without tp_btf for these tracepoints: try raw_tp */
+		char first[BR_ERROR_MSG_MAX];
+		snprintf(first, sizeof first, "%s", err->msg);
+		unload(st);
+		st->raw_tp = true;
+		rc = load(st, args, use, true, ring_bytes, err);
+		if (rc) {
+			char both[2 * BR_ERROR_MSG_MAX];
+			snprintf(both, sizeof both, "%.200s; %.300s", first, err->msg);
+			snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, both);
+		} else if (cfg->log) {
+			fprintf(cfg->log, "blkreel-capture: tp_btf refused (%s); using raw_tp\n", first);
+		}
+	}
+	if (rc)
+		return rc;
+	if ((rc = attach(st, use, err)))
+		return rc;
+	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
+		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
+	struct capture_bpf *s = st->skel;
+	if (s->rodata->per_cpu_rings) {
+		st->rb = ring_buffer__new(st->ring_fds[0], on_record, st, NULL);
+		for (unsigned c = 1; st->rb && c < st->nrings; c++)
+			if (ring_buffer__add(st->rb, st->ring_fds[c], on_record, st)) {
+				ring_buffer__free(st->rb);
+				st->rb = NULL;
+			}
+	} else {
+		st->rb = ring_buffer__new(bpf_map__fd(s->maps.ring), on_record, st, NULL);
+	}
+	if (!st->rb)
+		return br_error_set(err, BR_ESYS, errno, NULL, -1, "mapping the BPF ring buffers: %s", libbpf_last);
+	return 0;
+}
+
+static int bpf_fds(void *vst, struct pollfd *pfd, int max)
+{
+	bpf_state *st = vst;
+	/* Without wakeups the poll timeout is the drain timer. */
+	if (!st->wakeup || !st->rb || max < 1)
+		return 0;
+	pfd[0] = (struct pollfd){ .fd = ring_buffer__epoll_fd(st->rb), .events = POLLIN };
+	return 1;
+}
+
+static int bpf_read(void *vst, cap_sink *sink, br_error *err)
+{
+	bpf_state *st = vst;
+	if (!st->rb)
+		return 0;
+	st->sink = sink;
+	st->err = err;
+	st->rc = 0;
+	int n = ring_buffer__consume(st->rb);
+	if (st->rc < 0)
+		return st->rc;
+	if (n < 0)
+		return br_error_set(err, BR_ESYS, -n, NULL, -1, "reading the BPF ring buffers");
+	return n;
+}
+
+static int bpf_stop(void *vst, br_error *err)
+{
+	(void)err;
+	bpf_state *st = vst;
+	/* Detaching stops the programs; records already written stay in the rings. */
+	for (size_t t = 0; t < NTP; t++) {
+		bpf_link__destroy(st->links[t]);
+		st->links[t] = NULL;
+	}
+	return 0;
+}
+
+static void bpf_drops(void *vst, uint64_t *drops, unsigned ncpu)
+{
+	bpf_state *st = vst;
+	if (!st->skel)
+		return;
+	int n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return;
+	uint64_t *v = calloc((size_t)n, sizeof *v);
+	__u32 zero = 0;
+	if (v && bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.drops), &zero, v) == 0)
+		for (int c = 0; c < n && (unsigned)c < ncpu; c++)
+			drops[c] += v[c];
+	free(v);
+}
+
+static bool bpf_comm(void *vst, uint32_t pid, char *name, size_t size)
+{
+	bpf_state *st = vst;
+	char comm[16];
+	if (!st->skel || size == 0 || bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.comms), &pid, comm))
+		return false;
+	snprintf(name, size, "%.*s", (int)sizeof comm, comm);
+	return name[0] != 0;
+}
+
+static int bpf_close(void *vst, cap_kstate *ks, br_error *err)
+{
+	(void)ks;
+	(void)err;
+	unload(vst);
+	return 0;
+}
+
+const cap_backend_ops cap_backend_bpf = {
+	.name = "bpf",
+	.summary = "BPF programs on the block tracepoints (tp_btf, raw_tp), per-CPU BPF rings, kernel-side filters",
+	.flags = CAP_KERNEL_FILTER,
+	.state_size = sizeof(bpf_state),
+	.probe = bpf_probe,
+	.start = bpf_start,
+	.fds = bpf_fds,
+	.read = bpf_read,
+	.stop = bpf_stop,
+	.drops = bpf_drops,
+	.comm = bpf_comm,
+	.close = bpf_close,
+};

@@ -1,0 +1,78 @@
+/* backend_bpf_devs.c — device match rules from sysfs (partition, start,
+ * size, the parent disk's dev). */
+#include "backend_bpf_devs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkreel/event.h"
+
+static int read_u64(const char *path, unsigned long long *v)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%llu", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int read_devt(const char *path, uint32_t *dev)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	unsigned ma, mi;
+	int ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
+	fclose(f);
+	if (ok)
+		*dev = BR_MKDEV(ma, mi);
+	return ok ? 0 : -1;
+}
+
+static int add(struct bcr_dev *rules, int n, uint32_t dev, unsigned stages, size_t index, uint64_t lo, uint64_t hi,
+	       br_error *err)
+{
+	if (n >= BCR_MAX_DEVS)
+		return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "more than %d device rules", BCR_MAX_DEVS);
+	rules[n] = (struct bcr_dev){ .dev = dev, .stages = (bcr_u8)stages, .index = (bcr_u8)index, .lo = lo, .hi = hi };
+	return n + 1;
+}
+
+int bpf_dev_rules(const cap_config *cfg, struct bcr_dev *rules, br_error *err)
+{
+	int n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < cfg->ndevices; i++) {
+			const cap_device *d = &cfg->devices[i];
+			char path[300];
+			snprintf(path, sizeof path, "%s/partition", d->sysfs);
+			bool part = access(path, F_OK) == 0;
+			if (part != (pass == 1))
+				continue;
+			if (!part) {
+				n = add(rules, n, d->dev, BCR_STAGE_BIO | BCR_STAGE_RQ, i, 0, 0, err);
+			} else {
+				unsigned long long start, size;
+				uint32_t disk;
+				snprintf(path, sizeof path, "%s/start", d->sysfs);
+				int bad = read_u64(path, &start);
+				snprintf(path, sizeof path, "%s/size", d->sysfs);
+				bad = bad || read_u64(path, &size);
+				snprintf(path, sizeof path, "%s/../dev", d->sysfs);
+				bad = bad || read_devt(path, &disk);
+				if (bad)
+					return br_error_set(err, BR_ESYS, errno, path, -1,
+							    "cannot read the partition's place on its disk");
+				n = add(rules, n, d->dev, BCR_STAGE_BIO, i, 0, 0, err);
+				if (n > 0)
+					n = add(rules, n, disk, BCR_STAGE_RQ, i, start, start + size, err);
+			}
+			if (n < 0)
+				return n;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,67 @@
+/* capture_record.h — what the capture's BPF programs hand to user space:
+ * the layout of one ring buffer record and of the configuration the
+ * programs read from their read-only data. Included by the BPF object
+ * (clang -target bpf, with vmlinux.h) and by backend_bpf.c (the project's
+ * compiler), so it uses only fixed-width types both define. */
+#ifndef BLKREEL_CAPTURE_BPF_RECORD_H
+#define BLKREEL_CAPTURE_BPF_RECORD_H
+
+#ifndef __bpf__
+#include <stdint.h>
+typedef uint8_t bcr_u8;
+typedef uint16_t bcr_u16;
+typedef uint32_t bcr_u32;
+typedef uint64_t bcr_u64;
+#else
+typedef __u8 bcr_u8;
+typedef __u16 bcr_u16;
+typedef __u32 bcr_u32;
+typedef __u64 bcr_u64;
+#endif
+
+/* Which tracepoint a record comes from (user space maps it to BLK_TA_*). */
+enum bcr_kind {
+	BCR_QUEUE, BCR_BACKMERGE, BCR_FRONTMERGE, BCR_GETRQ, BCR_BIO_COMPLETE, BCR_SPLIT, BCR_BIO_REMAP,
+	BCR_INSERT, BCR_ISSUE, BCR_RQ_MERGE, BCR_REQUEUE, BCR_COMPLETE, BCR_RQ_REMAP, BCR_PLUG,
+	BCR_UNPLUG_IO, BCR_UNPLUG_TIMER,
+	BCR_NKINDS
+};
+
+/* One event: 32 bytes. Sector, length and category bits as blktrace would
+ * record them; the device as an index into the configured device table. */
+struct bcr_event {
+	bcr_u64 time;     /* bpf_ktime_get_ns: CLOCK_MONOTONIC, as the perf backend */
+	bcr_u64 sector;
+	bcr_u32 bytes;
+	bcr_u32 pid;      /* the current thread, as blktrace records it */
+	bcr_u16 cats;     /* BLK_TC_* bits of the operation (from its REQ_* flags) */
+	bcr_u8 kind;      /* enum bcr_kind */
+	bcr_u8 status;    /* blk_status_t of completions */
+	bcr_u8 dev;       /* index into bcr_config.devs */
+	bcr_u8 pad;
+	bcr_u16 cpu;
+};
+
+/* Split, remap and unplug carry a payload: 48 bytes. */
+struct bcr_event_ext {
+	struct bcr_event e;
+	bcr_u64 value;    /* split: new sector; remap: old sector; unplug: depth */
+	bcr_u32 old_dev;  /* remap: the device it came from (kernel dev_t) */
+	bcr_u32 pad;
+};
+
+#define BCR_MAX_DEVS 64
+#define BCR_STAGE_BIO 1u /* bio events: the device (partition) the bio was sent to */
+#define BCR_STAGE_RQ 2u  /* request events: the whole disk's dev_t */
+
+/* One device match rule: events of stage with this dev_t (and, for a
+ * partition's request stage, sector in [lo, hi)) belong to devs[index]. */
+struct bcr_dev {
+	bcr_u32 dev;
+	bcr_u8 stages;
+	bcr_u8 index;
+	bcr_u16 pad;
+	bcr_u64 lo, hi;   /* hi 0 = no range */
+};
+
+#endif

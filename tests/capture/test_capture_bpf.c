@@ -1,0 +1,531 @@
+/* test_capture_bpf.c — the bpf backend on a real loop device: exactly the
+ * events of a known workload (tp_btf, the raw_tp fallback, one shared ring,
+ * wakeups on), the same events as the perf backend for the same IO, drops
+ * counted and failing the run, nothing of ours left in the kernel after a
+ * kill -9, two captures at once, -a / --pid / LBA filters applied in the
+ * kernel (the lean mode loads only its programs), and a machine without BTF
+ * or BPF permission handled in one line. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
+ * as source so the capture suites use one copy. */
+#include "capture_fixture.c"
+
+TestSuite(capture_bpf, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
+
+/* Every skip comes before the fixture makes its loop device: a skipped
+ * test's .fini does not run. */
+static void bpf_test(unsigned mib)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		cr_skip_test("no kernel BTF at /sys/kernel/btf/vmlinux");
+	if (!tu_have("fio") || !tu_have("blkparse"))
+		cr_skip_test("needs fio and blkparse");
+	if (!tu_have("bpftool"))
+		cr_skip_test("needs bpftool");
+	if (!tu_have("setpriv"))
+		cr_skip_test("needs setpriv");
+	cf_kernel_test(mib);
+}
+
+static char *parse_capture(const char *name)
+{
+	char *text = NULL;
+	int rc = tu_runf(&text, NULL, NULL, "zcat '%s/%s.blktrace.gz' | blkparse -i -", cf.dir, name);
+	cr_assert_eq(rc, 0, "blkparse of %s failed (%d)", name, rc);
+	return text;
+}
+
+/* Lines of blkparse text with action act (" Q ", ...). */
+static size_t count_action(const char *text, const char *act)
+{
+	size_t n = 0;
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+		unsigned ma, mi, cpu, seq, pid;
+		double t;
+		char a[8];
+		if (sscanf(line, " %u,%u %u %u %lf %u %7s", &ma, &mi, &cpu, &seq, &t, &pid, a) == 7 &&
+		    strcmp(a, act) == 0)
+			n++;
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static void check_exact(const char *text, const char *what)
+{
+	cf_counts c;
+	cf_count(text, &c);
+	cr_expect_eq(c.d_write, 100, "%s: %zu write D events, want 100", what, c.d_write);
+	cr_expect_eq(c.d_read, 50, "%s: %zu read D events, want 50", what, c.d_read);
+	cr_expect_eq(c.c_write, 100, "%s: %zu write C events, want 100", what, c.c_write);
+	cr_expect_eq(c.c_read, 50, "%s: %zu read C events, want 50", what, c.c_read);
+	cr_expect_eq(c.d_other + c.c_other, 0, "%s: %zu D / %zu C events not of the workload", what, c.d_other,
+		     c.c_other);
+	cr_expect(c.d_all_seen && c.c_all_seen, "%s: not every IO seen exactly once", what);
+	cr_expect_geq(c.fio_named, 300, "%s: %zu Q/D lines named [fio], want every one (300)", what, c.fio_named);
+	cr_expect_eq(c.null_named, 0, "%s: %zu lines with [(null)] as process name", what, c.null_named);
+	/* one Q and one G per IO (no merges: O_DIRECT, one IO at a time); plug/unplug around each */
+	cr_expect_eq(count_action(text, "Q"), 150, "%s: %zu Q events, want 150", what, count_action(text, "Q"));
+	cr_expect_eq(count_action(text, "G"), 150, "%s: %zu G events, want 150", what, count_action(text, "G"));
+	cr_expect_geq(count_action(text, "P"), 1, "%s: no plug events", what);
+	cr_expect_eq(count_action(text, "P"), count_action(text, "U"), "%s: %zu plugs, %zu unplugs", what,
+		     count_action(text, "P"), count_action(text, "U"));
+}
+
+static void exact_run(const char *env, const char *must_say)
+{
+	bpf_test(64);
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "%s '%s' --backend bpf --no-progress -d %s -o '%s/run' --split -- %s", env,
+			 tu_bin("blkreel-capture"), cf.loop, cf.dir, cf_workload());
+	cr_assert_eq(rc, 0, "capture exited %d: %s", rc, err ? err : "");
+	cr_expect(strstr(err, "with the bpf backend") != NULL, "the backend is not named: %s", err);
+	cr_expect(strstr(err, "drops: cpu0=0") != NULL, "drops not reported as zero: %s", err);
+	if (must_say)
+		cr_expect(strstr(err, must_say) != NULL, "stderr does not say '%s': %s", must_say, err);
+	free(err);
+	char *text = parse_capture("run");
+	check_exact(text, env[0] ? env : "bpf");
+	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "no drops message record in the file");
+	free(text);
+	char *split = NULL;
+	rc = tu_runf(&split, NULL, NULL, "cd '%s' && blkparse -i run", cf.dir);
+	cr_assert_eq(rc, 0, "blkparse of the split set failed");
+	check_exact(split, "split set");
+	free(split);
+	char why[256];
+	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+Test(capture_bpf, exact_events_tp_btf)
+{
+	exact_run("", NULL);
+}
+
+Test(capture_bpf, exact_events_raw_tp_fallback)
+{
+	exact_run("BLKREEL_BPF_ATTACH=raw_tp", "raw_tp programs");
+}
+
+Test(capture_bpf, exact_events_one_shared_ring)
+{
+	exact_run("BLKREEL_BPF_RING=shared", NULL);
+}
+
+Test(capture_bpf, exact_events_with_wakeups)
+{
+	exact_run("BLKREEL_BPF_WAKEUP=1", NULL);
+}
+
+/* "ACT RWBS SECTOR + SIZE [name]" for Q/G/D/C/M/F/I/R/X/A lines, sorted:
+ * what two backends must agree on (times, CPUs, pids differ run to run;
+ * completions run in whatever context the kernel chose, so no name). */
+static char *event_keys(const char *name)
+{
+	char *out = NULL;
+	int rc = tu_runf(&out, NULL, NULL,
+			 "zcat '%s/%s.blktrace.gz' | blkparse -i - | "
+			 "awk '$6 ~ /^[QGDCMFIRXA]$/ && $8 ~ /^[0-9]+$/ { n = ($6 == \"C\") ? \"\" : $11; "
+			 "print $6, $7, $8, $9, $10, n }' | sort",
+			 cf.dir, name);
+	cr_assert_eq(rc, 0, "reading %s failed", name);
+	return out;
+}
+
+Test(capture_bpf, same_events_as_perf_for_the_same_io)
+{
+	bpf_test(64);
+	const char *be[] = { "perf", "bpf" };
+	for (int i = 0; i < 2; i++) {
+		char *err = NULL;
+		int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/%s' -- %s", be[i], cf.loop,
+				    cf.dir, be[i], cf_workload());
+		cr_assert_eq(rc, 0, "%s capture exited %d: %s", be[i], rc, err);
+		free(err);
+	}
+	char *p = event_keys("perf"), *b = event_keys("bpf");
+	cr_expect_eq(tu_count_lines(p, " "), 600, "perf capture: %zu Q/G/D/C lines, want 600", tu_count_lines(p, " "));
+	cr_expect_str_eq(b, p, "bpf and perf disagree on the workload's events");
+	free(p);
+	free(b);
+}
+
+static const char *randread(unsigned seconds)
+{
+	static char work[512];
+	snprintf(work, sizeof work,
+		 "fio --output=/dev/null --name=r --filename=%s --rw=randread --bs=4k --iodepth=32 "
+		 "--ioengine=libaio --direct=1 --runtime=%u --time_based",
+		 cf.loop, seconds);
+	return work;
+}
+
+Test(capture_bpf, drops_are_counted_stored_and_fail_the_run)
+{
+	bpf_test(64);
+	/* one page of ring per CPU, read every 20 ms, cannot hold QD32 */
+	char *err = NULL, *text = NULL;
+	int rc = cf_capture(NULL, &err, "--backend bpf -b 4k -n 1 --no-progress -d %s -o '%s/d' -- %s", cf.loop, cf.dir,
+			    randread(1));
+	cr_expect_eq(rc, 1, "exit %d with drops, want 1: %s", rc, err);
+	cr_expect(strstr(err, "events lost; exit 1 (--allow-drops to accept)") != NULL, "%s", err);
+	free(err);
+	tu_runf(&text, NULL, NULL, "zcat '%s/d.blktrace.gz' | blkparse -i - | grep 'blkreel: drops'", cf.dir);
+	cr_expect(text && strstr(text, "blkreel: drops cpu0=") && !strstr(text, "cpu0=0 cpu1=0"),
+		  "no drops record with counts in the file: %s", text ? text : "");
+	free(text);
+	rc = cf_capture(NULL, &err, "--backend bpf -b 4k -n 1 --allow-drops --no-progress -d %s -o '%s/e' -- %s",
+			cf.loop, cf.dir, randread(1));
+	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err);
+	free(err);
+	/* the default rings hold the same load without loss */
+	rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -o '%s/f' -- %s", cf.loop, cf.dir, randread(1));
+	cr_expect_eq(rc, 0, "default ring size lost events: exit %d: %s", rc, err);
+	free(err);
+}
+
+static char *slurp_file(const char *path)
+{
+	size_t len;
+	char *s = (char *)tu_read_file(path, &len);
+	if (!s)
+		return strdup("");
+	char *z = realloc(s, len + 1);
+	z[len] = 0;
+	return z;
+}
+
+/* Wait until the capture says it traces (its stderr in errpath). */
+static bool wait_tracing(pid_t pid, const char *errpath)
+{
+	for (int i = 0; i < 200; i++) {
+		char *e = slurp_file(errpath);
+		bool on = strstr(e, "with the bpf backend") != NULL;
+		free(e);
+		if (on)
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(25 * 1000);
+	}
+	return false;
+}
+
+/* The BPF program and link ids a process holds, from its fds' fdinfo. */
+static size_t bpf_ids(pid_t pid, const char *key, unsigned *ids, size_t max)
+{
+	char *out = NULL;
+	tu_runf(&out, NULL, NULL, "grep -h '^%s:' /proc/%d/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un", key,
+		(int)pid);
+	size_t n = 0;
+	for (char *save, *tok = out ? strtok_r(out, "\n", &save) : NULL; tok && n < max; tok = strtok_r(NULL, "\n", &save))
+		ids[n++] = (unsigned)strtoul(tok, NULL, 10);
+	free(out);
+	return n;
+}
+
+static bool bpftool_has(const char *kind, unsigned id)
+{
+	return tu_runf(NULL, NULL, NULL, "bpftool %s show id %u >/dev/null 2>&1", kind, id) == 0;
+}
+
+Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
+{
+	bpf_test(64);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/cap.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/k' -- %s", cf.loop, cf.dir,
+				  randread(30));
+	cr_assert(wait_tracing(pid, errpath), "capture did not start");
+	unsigned progs[64], links[64];
+	size_t np = bpf_ids(pid, "prog_id", progs, 64), nl = bpf_ids(pid, "link_id", links, 64);
+	cr_assert_geq(np, 4, "the capture holds %zu BPF programs", np);
+	cr_assert_eq(nl, np, "%zu links for %zu programs", nl, np);
+	char *names = NULL;
+	tu_runf(&names, NULL, NULL, "bpftool prog show id %u", progs[0]);
+	cr_expect(names && strstr(names, "blkr_"), "program %u is not named blkr_*: %s", progs[0], names);
+	free(names);
+	char kids_path[96];
+	snprintf(kids_path, sizeof kids_path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	char *kids = slurp_file(kids_path);
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	for (char *save, *tok = strtok_r(kids, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		kill((pid_t)atoi(tok), SIGTERM);
+	free(kids);
+	/* the kernel frees them once their last fd is gone (after an RCU grace period) */
+	size_t left = 0;
+	for (int tries = 0; tries < 100; tries++) {
+		left = 0;
+		for (size_t i = 0; i < np; i++)
+			left += bpftool_has("prog", progs[i]);
+		for (size_t i = 0; i < nl; i++)
+			left += bpftool_has("link", links[i]);
+		if (!left)
+			break;
+		usleep(50 * 1000);
+	}
+	cr_expect_eq(left, 0, "%zu programs/links of the killed capture remain", left);
+	usleep(300 * 1000); /* let fio's children end before teardown detaches */
+}
+
+Test(capture_bpf, two_captures_at_once)
+{
+	bpf_test(64);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/a.err", cf.dir);
+	pid_t a = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/a' -w 60", cf.loop, cf.dir);
+	cr_assert(wait_tracing(a, errpath), "first capture did not start");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -o '%s/b' -- %s", cf.loop, cf.dir,
+			    cf_workload());
+	cr_expect_eq(rc, 0, "second capture exited %d: %s", rc, err);
+	free(err);
+	usleep(100 * 1000);
+	kill(a, SIGINT);
+	cr_expect_eq(cf_wait(a), 130, "first capture's exit after SIGINT");
+	char *ta = parse_capture("a"), *tb = parse_capture("b");
+	check_exact(ta, "first capture");
+	check_exact(tb, "second capture");
+	free(ta);
+	free(tb);
+}
+
+/* awk over a capture's event lines */
+static char *capture_awk(const char *name, const char *prog)
+{
+	char *text = NULL;
+	tu_runf(&text, NULL, NULL, "zcat '%s/%s.blktrace.gz' | blkparse -i - | awk '$6 ~ /^[A-Z]+$/ %s'", cf.dir, name,
+		prog);
+	return text ? text : strdup("");
+}
+
+Test(capture_bpf, action_mask_lba_range_and_pid_filtered_in_the_kernel)
+{
+	bpf_test(64);
+	char work[512];
+	snprintf(work, sizeof work,
+		 "sh -c 'dd if=/dev/zero of=%s bs=64k count=10 oflag=direct status=none; "
+		 "dd if=%s of=/dev/null bs=4k count=5 skip=1000 iflag=direct status=none'",
+		 cf.loop, cf.loop);
+	char *err = NULL, *text;
+	int rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -a complete -o '%s/c' -- %s", cf.loop, cf.dir,
+			    work);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	text = capture_awk("c", "{print $6}' | sort -u | tr -d '\\n");
+	cr_expect_str_eq(text, "C", "-a complete kept: %s", text);
+	free(text);
+	rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -a read -o '%s/r' -- %s", cf.loop, cf.dir, work);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	text = capture_awk("r", "{print $7}' | sort -u | tr -d '\\n");
+	cr_expect_str_eq(text, "RS", "-a read kept: %s", text);
+	free(text);
+	/* sectors 8000..8039 are the reads; the writes are at 0..1279 */
+	rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s --start-lba 4000 --end-lba 9000 -o '%s/l' -- %s",
+			cf.loop, cf.dir, work);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	text = capture_awk("l", "&& $6 == \"D\" && $8 > 0 {print $8}' | sort -n | tr '\\n' ' ");
+	cr_expect_str_eq(text, "8000 8008 8016 8024 8032 ", "LBA range kept: %s", text);
+	free(text);
+
+	/* --pid: a reader whose pid is known before it starts (it waits for a
+	 * go file), beside a writer that must not show up */
+	char go[600], pidcmd[2048];
+	snprintf(go, sizeof go, "%s/go", cf.dir);
+	snprintf(pidcmd, sizeof pidcmd,
+		 "while [ ! -e '%s' ]; do sleep 0.02; done; exec dd if=%s of=/dev/null bs=4k count=20 skip=2000 "
+		 "iflag=direct status=none",
+		 go, cf.loop);
+	pid_t reader = fork();
+	if (reader == 0) {
+		execl("/bin/sh", "sh", "-c", pidcmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_gt(reader, 0);
+	char both[2048];
+	snprintf(both, sizeof both,
+		 "sh -c 'dd if=/dev/zero of=%s bs=4k count=20 seek=100 oflag=direct status=none & touch %s; wait; "
+		 "while s=$(cut -d\" \" -f3 /proc/%d/stat 2>/dev/null) && [ \"$s\" != Z ]; do sleep 0.02; done'",
+		 cf.loop, go, (int)reader);
+	rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s --pid %d -o '%s/p' -- %s", cf.loop, (int)reader,
+			cf.dir, both);
+	cf_wait(reader);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	char want[32];
+	snprintf(want, sizeof want, "%d", (int)reader);
+	text = capture_awk("p", "{print $5}' | sort -u | tr -d '\\n");
+	cr_expect_str_eq(text, want, "--pid %d kept pids: %s", (int)reader, text);
+	free(text);
+	text = capture_awk("p", "&& $6 == \"D\" {print $8}' | wc -l | tr -d ' \\n");
+	cr_expect_str_eq(text, "20", "--pid: %s D events of the reader, want 20", text);
+	free(text);
+}
+
+Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
+{
+	bpf_test(64);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/lean.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf -a issue,complete --no-progress -d %s -o '%s/lean' -- %s",
+				  cf.loop, cf.dir, cf_workload());
+	cr_assert(wait_tracing(pid, errpath), "capture did not start");
+	unsigned progs[64];
+	size_t np = bpf_ids(pid, "prog_id", progs, 64);
+	char names[512] = "";
+	for (size_t i = 0; i < np; i++) {
+		char *out = NULL;
+		tu_runf(&out, NULL, NULL, "bpftool prog show id %u | sed -n 's/.* name \\([^ ]*\\) .*/\\1/p' | tr -d '\\n'",
+			progs[i]);
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s ", out ? out : "?");
+		free(out);
+	}
+	int rc = cf_wait(pid);
+	cr_assert_eq(rc, 0, "lean capture exited %d", rc);
+	cr_expect(np == 3 && strstr(names, "blkr_issue ") && strstr(names, "blkr_complete ") && strstr(names, "blkr_bdone "),
+		  "lean mode loaded %zu programs: %s", np, names);
+	char *text = parse_capture("lean");
+	cf_counts c;
+	cf_count(text, &c);
+	cr_expect(c.d_all_seen && c.c_all_seen, "lean: not every IO's D and C seen once");
+	/* the one message record (m: drops) aside */
+	size_t dc = count_action(text, "D") + count_action(text, "C") + count_action(text, "m");
+	cr_expect_eq(dc, c.lines, "lean: %zu lines besides D, C and the drops message", c.lines - dc);
+	free(text);
+}
+
+Test(capture_bpf, no_btf_says_why_in_one_line_and_automatic_choice_moves_on)
+{
+	bpf_test(16);
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BTF=%s/none '%s' --backend bpf --no-progress -d %s -o '%s/x' -w 100ms",
+			 cf.dir, tu_bin("blkreel-capture"), cf.loop, cf.dir);
+	cr_expect_eq(rc, 1, "--backend bpf without BTF exited %d: %s", rc, err);
+	cr_expect(strstr(err, "no kernel BTF") != NULL, "no reason given: %s", err);
+	cr_expect_eq(tu_count_lines(err, ""), 1, "not one line: %s", err);
+	free(err);
+	rc = tu_runf(NULL, NULL, &err, "BLKREEL_BTF=%s/none '%s' --no-progress -d %s -o '%s/y' -w 100ms", cf.dir,
+		     tu_bin("blkreel-capture"), cf.loop, cf.dir);
+	cr_expect_eq(rc, 0, "automatic choice without BTF exited %d: %s", rc, err);
+	cr_expect_eq(tu_count_lines(err, "bpf backend unavailable"), 1, "%s", err);
+	cr_expect(strstr(err, "no kernel BTF") && strstr(err, "trying perf"), "%s", err);
+	cr_expect(strstr(err, "with the perf backend") != NULL, "did not move on to perf: %s", err);
+	free(err);
+	/* and with BTF the automatic choice is bpf */
+	rc = cf_capture(NULL, &err, "--no-progress -d %s -o '%s/z' -w 100ms", cf.loop, cf.dir);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strstr(err, "with the bpf backend") != NULL, "automatic choice is not bpf: %s", err);
+	free(err);
+}
+
+Test(capture_bpf, without_bpf_permission_says_why_and_moves_on)
+{
+	bpf_test(16);
+	/* root without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN: the bpf backend
+	 * cannot load a program; it says so in one line and the next is tried */
+	char *err = NULL;
+	tu_runf(NULL, NULL, &err,
+		"setpriv --inh-caps=-bpf,-sys_admin,-perfmon --bounding-set=-bpf,-sys_admin,-perfmon "
+		"'%s' --no-progress -d %s -o '%s/np' -w 100ms",
+		tu_bin("blkreel-capture"), cf.loop, cf.dir);
+	cr_expect_eq(tu_count_lines(err, "bpf backend unavailable (loading BPF programs refused"), 1, "%s", err);
+	cr_expect(strstr(err, "refused (needs CAP_BPF and CAP_PERFMON, or root): Operation not permitted); trying perf"),
+		  "%s", err);
+	free(err);
+}
+
+/* A loop device with a partition table of its own (the fixture's has none). */
+static char part_loop[64];
+
+static void part_teardown(void)
+{
+	tu_loop_detach(part_loop);
+	part_loop[0] = 0;
+	cf_teardown();
+}
+
+/* An MBR with two primary Linux partitions (type 0x83) at the given LBAs. */
+static void write_mbr(const char *path, const uint32_t start[2], const uint32_t size[2])
+{
+	uint8_t mbr[512] = { 0 };
+	for (int i = 0; i < 2; i++) {
+		uint8_t *e = mbr + 446 + 16 * i;
+		e[4] = 0x83;
+		memcpy(e + 8, &start[i], 4); /* little-endian, as this machine */
+		memcpy(e + 12, &size[i], 4);
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	FILE *f = fopen(path, "r+b");
+	cr_assert_not_null(f, "cannot open %s", path);
+	cr_assert_eq(fwrite(mbr, 1, sizeof mbr, f), sizeof mbr);
+	fclose(f);
+}
+
+Test(capture_bpf, partition_keeps_its_bio_and_request_events_only, .fini = part_teardown)
+{
+	if (!tu_have("partx"))
+		cr_skip_test("needs partx");
+	bpf_test(16);
+	char *out = NULL, img[600];
+	snprintf(img, sizeof img, "%s/parts.img", cf.dir);
+	int rc = tu_runf(NULL, NULL, NULL, "truncate -s 64M '%s'", img);
+	cr_assert_eq(rc, 0);
+	write_mbr(img, (const uint32_t[2]){ 2048, 34816 }, (const uint32_t[2]){ 32768, 32768 });
+	rc = tu_runf(&out, NULL, NULL, "losetup --find --show '%s'", img);
+	cr_assert(rc == 0 && out && strncmp(out, "/dev/loop", 9) == 0, "cannot make a partitioned loop device: %s",
+		  out ? out : "");
+	snprintf(part_loop, sizeof part_loop, "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	/* this kernel's loop driver does not scan partitions by itself: add them */
+	rc = tu_runf(NULL, NULL, NULL, "partx -a '%s' 2>/dev/null", part_loop);
+	char p1[96], p2[96], sys[160];
+	snprintf(p1, sizeof p1, "%sp1", part_loop);
+	snprintf(p2, sizeof p2, "%sp2", part_loop);
+	snprintf(sys, sizeof sys, "/sys/class/block/%sp1/dev", part_loop + 5);
+	for (int i = 0; i < 100 && (access(p1, F_OK) || access(p2, F_OK)); i++)
+		usleep(20 * 1000);
+	cr_assert_eq(access(p2, F_OK), 0, "no %s", p2);
+	char *devt = slurp_file(sys);
+	unsigned ma = 0, mi = 0;
+	cr_assert_eq(sscanf(devt, "%u:%u", &ma, &mi), 2, "no dev for %s: %s", p1, devt);
+	free(devt);
+	/* 10 writes to p1, 7 to p2 (same disk, must not show up) */
+	char *err = NULL;
+	rc = cf_capture(NULL, &err,
+			"--backend bpf --no-progress -d %s -o '%s/part' -- sh -c 'dd if=/dev/zero of=%s bs=4k count=10 "
+			"oflag=direct status=none; dd if=/dev/zero of=%s bs=4k count=7 oflag=direct status=none'",
+			p1, cf.dir, p1, p2);
+	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
+	char want[32];
+	snprintf(want, sizeof want, "%u,%u", ma, mi);
+	char *text = capture_awk("part", "&& $6 != \"m\" {print $1}' | sort -u | tr -d '\\n");
+	cr_expect_str_eq(text, want, "devices in the capture of %s: %s", p1, text);
+	free(text);
+	/* bio events (Q) and request events (D, C) alike, at the disk's sectors */
+	const char *acts[] = { "Q", "D", "C" };
+	for (int a = 0; a < 3; a++) {
+		char prog[160];
+		snprintf(prog, sizeof prog, "&& $6 == \"%s\" {print $8}' | sort -n | tr '\\n' ' ", acts[a]);
+		text = capture_awk("part", prog);
+		cr_expect_str_eq(text, "2048 2056 2064 2072 2080 2088 2096 2104 2112 2120 ", "%s of %s: %s", acts[a], p1,
+				 text);
+		free(text);
+	}
+}

@@ -1,6 +1,7 @@
 #include "kstate.h"
 
 #include "blkreel/writer.h"
+#include "fs_mount.h"
 #include "spool.h"
 
 #include <dirent.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -202,10 +202,7 @@ static int undo(const cap_kchange *c, br_error *err)
 	if (c->kind == KS_RELAY)
 		return relay_teardown(c->path, err);
 	if (c->kind == KS_MOUNT) {
-		/* lazily: a reader that still has it open does not keep it */
-		if (umount2(c->path, MNT_DETACH) && errno != EINVAL)
-			return br_error_set(err, BR_ESYS, errno, c->path, -1, "cannot unmount");
-		return 0;
+		return cap_fs_unmount(c->path, err);
 	}
 	return write_value(c->path, c->old, err);
 }

@@ -42,6 +42,29 @@ static void expect_clean(void)
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
 }
 
+/* A freshly booted machine has no tracefs mounted: the kernel tests must mount
+ * it as the tool would, not skip, and leave the mount state as they found it. */
+Test(capture_safety, kernel_tests_mount_tracefs_and_put_it_back)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root (mounting tracefs)");
+	if (!cap_fs_supported("tracefs"))
+		cr_skip_test("the kernel has no tracefs (not in /proc/filesystems)");
+	bool before = cap_fs_mounted(TRACEFS, "current_tracer");
+	cf_kernel_test(16);
+	cr_assert(cap_fs_mounted(TRACEFS, "current_tracer"), "tracefs not mounted for a kernel test");
+	cr_expect_eq(cf.mounted_tracefs, !before, "the fixture mounted=%d, but tracefs was %s before",
+		     cf.mounted_tracefs, before ? "mounted" : "not mounted");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/m' -w 100ms", cf.loop, cf.dir);
+	cr_expect_eq(rc, 0, "capture exited %d: %s", rc, err);
+	cr_expect(strstr(err, "tracefs was not mounted") == NULL, "the tool had to mount tracefs itself: %s", err);
+	free(err);
+	cf_teardown();
+	cr_expect_eq(cap_fs_mounted(TRACEFS, "current_tracer"), before, "tracefs %s after the test, %s before",
+		     before ? "not mounted" : "still mounted", before ? "mounted" : "not mounted");
+}
+
 Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
 {
 	cf_kernel_test(64);

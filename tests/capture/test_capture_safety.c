@@ -379,3 +379,42 @@ Test(capture_safety, kill9_of_perf_capture_cleanup_finishes_the_file)
 	free(text);
 	expect_clean();
 }
+
+/* A capture this test did not start (perf needs no lock, so another user's
+ * may run at any time) is not this test's to judge: its state file in
+ * /run/blkreel must not make our captures look dirty. */
+Test(capture_safety, another_running_capture_is_not_judged_as_ours)
+{
+	cf_kernel_test(16);
+	const char *other = cf_extra_loop(16);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "exec '%s' --backend perf -q -d %s -o '%s/other' -w 60 2>'%s/other.err' </dev/null",
+		 tu_bin("blkreel-capture"), other, cf.dir, cf.dir);
+	pid_t o = fork(); /* not through cf_capture_bg: it is not ours */
+	if (o == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_gt(o, 0);
+	char state[96];
+	snprintf(state, sizeof state, "/run/blkreel/capture-%d.state", (int)o);
+	for (int i = 0; i < 100 && access(state, F_OK); i++)
+		usleep(50 * 1000);
+	bool running = access(state, F_OK) == 0;
+	char names[8][16];
+	size_t n = running ? cf_backends(names, 8) : 0;
+	for (size_t i = 0; i < n; i++) {
+		char *err = NULL;
+		int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/%s' -w 200ms", names[i], cf.loop,
+				    cf.dir, names[i]);
+		cr_expect_eq(rc, 0, "%s capture exited %d: %s", names[i], rc, err);
+		free(err);
+		char why[512];
+		cr_expect(cf_kernel_clean(why, sizeof why), "%s: kernel judged dirty: %s", names[i], why);
+	}
+	kill(o, SIGINT);
+	int ws;
+	waitpid(o, &ws, 0);
+	cr_assert(running, "the other capture never wrote %s (test is void)", state);
+	cr_expect_neq(access(state, F_OK), 0, "the other capture left %s", state);
+}

@@ -465,13 +465,14 @@ int capture_run(const capture_cli *cli)
 	cap_sink_free(s.sink);
 	free(s.drops);
 
+	/* A capture the user ends (Ctrl-C, SIGTERM, a lost session's SIGHUP) is a
+	 * capture that worked, as with blktrace and perf record: the signal is
+	 * not a failure of ours. With a command, its status is the answer. */
 	int result = 0;
 	if (!ok)
 		result = 1;
-	else if (sig)
-		result = 128 + sig;
 	else if (cli->command)
-		result = s.child_status;
+		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
 		fprintf(stderr, "blkreel-capture: %llu events lost; exit 1 (--allow-drops to accept)\n",
 			(unsigned long long)total_drops);

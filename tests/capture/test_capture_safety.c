@@ -36,6 +36,20 @@ static char *slurp(const char *path)
 	return z;
 }
 
+/* Wait until the capture writing errpath says it is tracing (or 10 s). */
+static bool wait_tracing(const char *errpath)
+{
+	for (int i = 0; i < 200; i++) {
+		char *err = slurp(errpath);
+		bool on = strstr(err, " backend\n") && strstr(err, "tracing ");
+		free(err);
+		if (on)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
 static void expect_clean(void)
 {
 	char why[512];
@@ -76,7 +90,8 @@ Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
 	kill(pid, SIGINT);
 	int rc = cf_wait(pid);
 	char *err = slurp(errpath);
-	cr_expect_eq(rc, 130, "exit %d after SIGINT, want 130: %s", rc, err);
+	/* the command (sh) got the SIGINT too and died of it: its status is ours */
+	cr_expect_eq(rc, 130, "exit %d after SIGINT, want the command's 130: %s", rc, err);
 	free(err);
 	char *text = NULL;
 	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/int.blktrace.gz' && zcat '%s/int.blktrace.gz' | blkparse -i -",
@@ -261,7 +276,7 @@ Test(capture_safety, refuses_device_traced_by_another_capture_and_names_it)
 	cr_expect_eq(rc, 0, "perf next to a tracefs capture exited %d: %s", rc, err);
 	free(err);
 	kill(a, SIGTERM);
-	cr_expect_eq(cf_wait(a), 128 + SIGTERM);
+	cr_expect_eq(cf_wait(a), 0, "SIGTERM ends a capture: exit 0");
 	expect_clean();
 }
 
@@ -417,4 +432,70 @@ Test(capture_safety, another_running_capture_is_not_judged_as_ours)
 	waitpid(o, &ws, 0);
 	cr_assert(running, "the other capture never wrote %s (test is void)", state);
 	cr_expect_neq(access(state, F_OK), 0, "the other capture left %s", state);
+}
+
+/* Ending a capture with Ctrl-C or SIGTERM is how users stop one: exit 0 and a
+ * whole file, on every backend that works here. */
+static void stop_with(int sig)
+{
+	cf_kernel_test(16);
+	char names[8][16];
+	size_t n = cf_backends(names, 8);
+	for (size_t i = 0; i < n; i++) {
+		char errpath[600];
+		snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, names[i]);
+		pid_t pid = cf_capture_bg(errpath, "--backend %s --no-progress -d %s -o '%s/%s' -w 60", names[i],
+					  cf.loop, cf.dir, names[i]);
+		cr_assert_gt(pid, 0);
+		bool on = wait_tracing(errpath);
+		int io = tu_runf(NULL, NULL, NULL, "dd if=/dev/zero of=%s bs=4k count=16 oflag=direct status=none",
+				 cf.loop);
+		usleep(200 * 1000);
+		kill(pid, sig);
+		int rc = cf_wait(pid);
+		char *err = slurp(errpath);
+		cr_expect(on, "%s: never said it was tracing: %s", names[i], err);
+		cr_expect_eq(io, 0, "%s: dd failed", names[i]);
+		cr_expect_eq(rc, 0, "%s: exit %d after %s, want 0: %s", names[i], rc, strsignal(sig), err);
+		free(err);
+		char *text = NULL;
+		rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -",
+			     cf.dir, names[i], cf.dir, names[i]);
+		cr_expect_eq(rc, 0, "%s: the file is not valid gzip or blkparse failed", names[i]);
+		size_t writes = 0;
+		for (const char *p = text; p && (p = strstr(p, " D ")); p++)
+			writes += strncmp(p + strspn(p + 3, " ") + 3, "W", 1) == 0;
+		cr_expect_geq(writes, 16, "%s: %zu write D events, want the 16 of dd", names[i], writes);
+		free(text);
+		expect_clean();
+	}
+}
+
+Test(capture_safety, sigint_ends_a_capture_with_success_on_every_backend)
+{
+	stop_with(SIGINT);
+}
+
+Test(capture_safety, sigterm_ends_a_capture_with_success_on_every_backend)
+{
+	stop_with(SIGTERM);
+}
+
+/* With a COMMAND, its status stays ours even when a signal ended the capture. */
+Test(capture_safety, signal_with_command_returns_the_command_status)
+{
+	cf_kernel_test(16);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/c.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath,
+				  "--backend perf --no-progress -d %s -o '%s/c' -- sh -c 'trap \"exit 5\" INT; "
+				  "while :; do sleep 0.05; done'",
+				  cf.loop, cf.dir);
+	cr_assert(wait_tracing(errpath), "never said it was tracing");
+	usleep(200 * 1000);
+	kill(pid, SIGINT);
+	int rc = cf_wait(pid);
+	cr_expect_eq(rc, 5, "exit %d after SIGINT, want the command's 5", rc);
+	cr_expect_eq(tu_runf(NULL, NULL, NULL, "gzip -t '%s/c.blktrace.gz'", cf.dir), 0, "file not whole");
+	expect_clean();
 }

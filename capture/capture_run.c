@@ -161,7 +161,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	for (unsigned c = 0; c < s->cfg.ncpu; c++)
 		total += s->drops[c];
 	char bytes[32], extra[96];
-	br_format_bytes(br_writer_bytes(s->out.live[0]), bytes, sizeof bytes);
+	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
 	br_progress_draw(p, st.written, extra, force);
 }
@@ -328,6 +328,7 @@ static int open_session(session *s)
 		.comm_state = s->st,
 		.out = { s->out.live[0], s->out.live[1] },
 		.nout = s->out.nlive,
+		.spool = s->out.spool,
 		.window_ns = REORDER_WINDOW_NS,
 	};
 	if (cap_sink_new(&s->sink, &so, &err)) {
@@ -408,7 +409,7 @@ static bool close_session(session *s, double secs, uint64_t *total_drops)
 	const char *be_name = s->be->name;
 	if (release_backend(s))
 		ok = false;
-	s->bytes_written = s->out.nlive ? br_writer_bytes(s->out.live[0]) : 0;
+	s->bytes_written = cap_outputs_bytes(&s->out);
 	if (s->out.spooling && !cli->quiet)
 		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s->out.gz_path);
 	if (cap_outputs_close(&s->out, &err)) {

@@ -6,8 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -498,4 +503,170 @@ Test(capture_safety, signal_with_command_returns_the_command_status)
 	cr_expect_eq(rc, 5, "exit %d after SIGINT, want the command's 5", rc);
 	cr_expect_eq(tu_runf(NULL, NULL, NULL, "gzip -t '%s/c.blktrace.gz'", cf.dir), 0, "file not whole");
 	expect_clean();
+}
+
+/* ---- kill -9: all but the last second survives -------------------------- */
+
+#define K9_IOS 500
+#define K9_GAP_NS (8ull * 1000 * 1000) /* 125 writes/s: a low rate, nothing fills a batch */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A child writing K9_IOS direct 4 KiB blocks (block i at sector 8i), each at
+ * its time; issued[i] gets the time just before block i was written. */
+static pid_t paced_writer(uint64_t *issued)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	int fd = open(cf.loop, O_WRONLY | O_DIRECT);
+	void *buf = NULL;
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		_exit(1);
+	memset(buf, 0x5a, 4096);
+	uint64_t t0 = mono_ns();
+	for (int i = 0; i < K9_IOS; i++) {
+		uint64_t due = t0 + (uint64_t)i * K9_GAP_NS, now = mono_ns();
+		if (due > now)
+			nanosleep(&(struct timespec){ 0, (long)(due - now) }, NULL);
+		issued[i] = mono_ns();
+		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Processes started by this test (its children) holding a perf event. */
+static size_t perf_events_of_ours(char *who, size_t size)
+{
+	size_t n = 0;
+	who[0] = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		int pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		char path[300], st[512] = "";
+		snprintf(path, sizeof path, "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t len = fread(st, 1, sizeof st - 1, f);
+		st[len] = 0;
+		fclose(f);
+		char *rp = strrchr(st, ')');
+		int ppid = 0;
+		if (!rp || sscanf(rp + 2, "%*c %d", &ppid) != 1 || ppid != getpid())
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/fd", pid);
+		DIR *fds = opendir(path);
+		struct dirent *fe;
+		while (fds && (fe = readdir(fds))) {
+			char link[600], target[128];
+			snprintf(link, sizeof link, "%s/%s", path, fe->d_name);
+			ssize_t t = readlink(link, target, sizeof target - 1);
+			if (t > 0 && (target[t] = 0, strstr(target, "perf_event"))) {
+				n++;
+				size_t w = strlen(who);
+				snprintf(who + w, size - w, " %d", pid);
+			}
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void kill9_keeps_all_but_the_last_second(const char *backend)
+{
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, backend);
+	pid_t pid = cf_capture_bg(errpath, "--backend %s --no-progress -d %s -o '%s/%s' -w 60", backend, cf.loop, cf.dir,
+				  backend);
+	cr_assert_gt(pid, 0);
+	cr_assert(wait_tracing(errpath), "%s: never said it was tracing", backend);
+	uint64_t *issued = mmap(NULL, K9_IOS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(issued, MAP_FAILED);
+	memset(issued, 0, K9_IOS * sizeof *issued);
+	pid_t w = paced_writer(issued);
+	cr_assert_gt(w, 0);
+	usleep(3000 * 1000);
+	uint64_t killed_at = mono_ns();
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	int ws;
+	waitpid(w, &ws, 0);
+	cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: the writer failed", backend);
+	char who[256];
+	cr_expect_eq(perf_events_of_ours(who, sizeof who), 0, "%s: perf events still open after kill -9 in:%s", backend,
+		     who);
+
+	char *out = NULL;
+	int rc = cf_capture(&out, NULL, "--cleanup");
+	cr_expect_eq(rc, 0, "%s: --cleanup exited %d: %s", backend, rc, out);
+	free(out);
+	char why[512];
+	cr_expect(cf_kernel_clean(why, sizeof why), "%s: after --cleanup: %s", backend, why);
+	char spool[700];
+	snprintf(spool, sizeof spool, "%s/%s.blktrace.spool", cf.dir, backend);
+	cr_expect_neq(access(spool, F_OK), 0, "%s: spool still there after --cleanup", backend);
+
+	char *text = NULL;
+	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -", cf.dir,
+		     backend, cf.dir, backend);
+	cr_assert_eq(rc, 0, "%s: recovered file not valid", backend);
+	unsigned char q[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
+	for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char act[8], rwbs[16];
+		unsigned long long sector;
+		unsigned size;
+		if (sscanf(line, " %*u,%*u %*u %*u %*f %*u %7s %15s %llu + %u", act, rwbs, &sector, &size) != 4)
+			continue;
+		if (rwbs[0] != 'W' || size != 8 || sector % 8 || sector / 8 >= K9_IOS)
+			continue;
+		if (strcmp(act, "Q") == 0)
+			q[sector / 8]++;
+		else if (strcmp(act, "C") == 0)
+			c[sector / 8]++;
+	}
+	free(text);
+	size_t due = 0, missing = 0, before_kill = 0, kept = 0;
+	int first_missing = -1;
+	for (int i = 0; i < K9_IOS; i++) {
+		if (issued[i] && issued[i] < killed_at)
+			before_kill++;
+		if (q[i] == 1 && c[i] == 1)
+			kept++;
+		if (!issued[i] || issued[i] + 1000000000ull > killed_at)
+			continue;
+		due++;
+		if (q[i] != 1 || c[i] != 1) {
+			missing++;
+			if (first_missing < 0)
+				first_missing = i;
+		}
+	}
+	cr_expect_geq(due, 100, "%s: only %zu writes issued over 1 s before the kill (test is void)", backend, due);
+	cr_expect_eq(missing, 0,
+		     "%s: %zu of the %zu writes issued over 1 s before the kill are missing (first: #%d); "
+		     "%zu of %zu issued before it kept",
+		     backend, missing, due, first_missing, kept, before_kill);
+	munmap(issued, K9_IOS * sizeof *issued);
+}
+
+Test(capture_safety, kill9_keeps_all_but_the_last_second_on_every_backend, .timeout = 240)
+{
+	cf_kernel_test(16);
+	char names[8][16];
+	size_t n = cf_backends(names, 8);
+	for (size_t i = 0; i < n; i++)
+		kill9_keeps_all_but_the_last_second(names[i]);
 }

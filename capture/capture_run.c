@@ -316,7 +316,11 @@ static int open_session(session *s)
 		cap_outputs_abort(&s->out);
 		return 1;
 	}
-	/* The spool is noted too, so that after a kill -9 --cleanup can finish it. */
+	/* The spool is noted too, so that after a kill -9 --cleanup can finish it
+	 * (and, where the kernel's buffers outlive us, first read what they still
+	 * hold the way we would have: the config says how). */
+	if (s->out.spooling && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
+		say_error("warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		say_error("warning: cannot record the spool in the state file", &err);
 	cap_sink_opts so = {

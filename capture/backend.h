@@ -57,6 +57,11 @@ typedef struct cap_backend_ops {
 	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);
 	/* Release everything and restore the kernel state start changed. */
 	int (*close)(void *st, cap_kstate *ks, br_error *err);
+	/* Optional, for --cleanup after a kill -9: stop the kernel producing for
+	 * a dead capture of cfg and push what its buffers still hold (the
+	 * tracer's ring outlives the process; perf's rings do not, so perf has
+	 * none). The kernel state itself is restored by the caller afterwards. */
+	int (*salvage)(const cap_config *cfg, cap_sink *sink, br_error *err);
 } cap_backend_ops;
 
 /* The backends in order of preference (relay, then the measured default). */

@@ -86,6 +86,8 @@ static int check_idle(FILE *log, br_error *err)
 	return 0;
 }
 
+static int open_readers(tfs_state *st, br_error *err);
+
 static int tfs_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
 {
 	tfs_state *st = vst;
@@ -136,6 +138,13 @@ static int tfs_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	if ((rc = cap_kstate_write(ks, T "/current_tracer", "blk", err)))
 		return rc;
 
+	return open_readers(st, err);
+}
+
+/* One non-blocking reader per CPU ring, reading whole sub-buffers. */
+static int open_readers(tfs_state *st, br_error *err)
+{
+	const cap_config *cfg = st->cfg;
 	st->ncpu = cfg->ncpu;
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devices[i] = cfg->devices[i].dev;
@@ -300,6 +309,29 @@ static int tfs_close(void *vst, cap_kstate *ks, br_error *err)
 	return 0;
 }
 
+/* The blk tracer stays on when its capture is killed, and its ring keeps
+ * what the dead reader had not read yet: stop the devices, read it all. */
+static int tfs_salvage(const cap_config *cfg, cap_sink *sink, br_error *err)
+{
+	tfs_state st;
+	memset(&st, 0, sizeof st);
+	st.cfg = cfg;
+	br_error ignored;
+	tfs_stop(&st, &ignored); /* a device gone meanwhile: read what is there */
+	int rc = open_readers(&st, err);
+	for (int idle = 0; rc >= 0 && idle < 2;) {
+		int n = tfs_read(&st, sink, err);
+		if (n < 0)
+			rc = n;
+		else
+			idle = n ? 0 : idle + 1;
+	}
+	if (rc >= 0)
+		rc = cap_sink_drain(sink, true, err);
+	tfs_close(&st, NULL, NULL);
+	return rc < 0 ? rc : 0;
+}
+
 const cap_backend_ops cap_backend_tracefs = {
 	.name = "tracefs",
 	.summary = "ftrace blk tracer, per-CPU trace_pipe_raw ring pages (one per machine)",
@@ -313,4 +345,5 @@ const cap_backend_ops cap_backend_tracefs = {
 	.drops = tfs_drops,
 	.comm = tfs_comm,
 	.close = tfs_close,
+	.salvage = tfs_salvage,
 };

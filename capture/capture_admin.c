@@ -3,10 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "devices.h"
 #include "kstate.h"
+#include "sink.h"
+#include "spool.h"
+#include "spool_writer.h"
 #include "tracefs_util.h"
 #include "tracer_lock.h"
 
@@ -66,6 +70,63 @@ int capture_list_backends(const cap_config *cfg)
 	return 0;
 }
 
+static int resume_one(void *sink, const br_event *ev, br_error *err)
+{
+	(void)err;
+	cap_sink_resume(sink, ev);
+	return 0;
+}
+
+/* A killed capture whose backend's buffers outlive it (the blk tracer's
+ * ring): append what they still hold to its spool, numbered on from what
+ * the spool has, before the kernel state is put back (which empties them). */
+static int salvage(const cap_kstate *ks, FILE *out, br_error *err)
+{
+	const cap_backend_ops *be = cap_backend_find(ks->backend);
+	const char *spool = NULL;
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->ch[i].kind == KS_SPOOL)
+			spool = ks->ch[i].path;
+	cap_config *cfg = calloc(1, sizeof *cfg);
+	if (!cfg)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	int rc = 0;
+	if (!be || !be->salvage || !spool || access(spool, F_OK) || !cap_kstate_config(ks, cfg))
+		goto done;
+	cap_spool *sp = NULL;
+	cap_sink *sink = NULL;
+	if ((rc = cap_spool_open(&sp, spool, true, err)))
+		goto done;
+	/* No comm hook: the backend's name table wants its running state. */
+	cap_sink_opts so = {
+		.cfg = cfg,
+		.filter = !(be->flags & CAP_KERNEL_FILTER),
+		.sequence = !(be->flags & CAP_HAS_SEQUENCE),
+		.names = !(be->flags & CAP_HAS_NAMES),
+		.spool = sp,
+		.window_ns = 500ull * 1000 * 1000,
+	};
+	if ((rc = cap_sink_new(&sink, &so, err)) == 0) {
+		int64_t had = cap_spool_each(spool, resume_one, sink, err);
+		rc = had < 0 ? (int)had : be->salvage(cfg, sink, err);
+		cap_sink_stats st;
+		cap_sink_stats_get(sink, &st);
+		if (rc == 0 && out)
+			fprintf(out, "  read %llu events the kernel still held for it (%s backend) into %s\n",
+				(unsigned long long)st.written, be->name, spool);
+	}
+	cap_sink_free(sink);
+	br_error ce;
+	int crc = cap_spool_close(sp, &ce);
+	if (crc && !rc) {
+		rc = crc;
+		*err = ce;
+	}
+done:
+	free(cfg);
+	return rc;
+}
+
 int capture_cleanup(void)
 {
 	br_error err;
@@ -87,7 +148,7 @@ int capture_cleanup(void)
 		       cur[0] && strcmp(cur, "nop") ? "', not ours)" : "");
 		return 0;
 	}
-	int rc = cap_kstate_cleanup(stdout, &err);
+	int rc = cap_kstate_cleanup(stdout, salvage, &err);
 	if (rc) {
 		char msg[700];
 		fprintf(stderr, "blkreel-capture: cleanup: %s\n", br_error_format(&err, msg, sizeof msg));

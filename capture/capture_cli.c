@@ -58,8 +58,9 @@ static const char usage_text[] =
 	"  zcat run1.blktrace.gz | blkparse -i -\n"
 	"\n"
 	"Exit status: with COMMAND, its exit status (128+N if killed by signal N);\n"
-	"otherwise 0 ok, 1 runtime failure (refused, no backend works, write error,\n"
-	"events lost without --allow-drops), 2 usage error. After a signal: 128+N.\n";
+	"otherwise 0 ok, also when ended by Ctrl-C, SIGTERM or SIGHUP, 1 runtime\n"
+	"failure (refused, no backend works, write error, events lost without\n"
+	"--allow-drops), 2 usage error.\n";
 
 static const struct {
 	const char *name;

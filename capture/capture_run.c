@@ -161,7 +161,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	for (unsigned c = 0; c < s->cfg.ncpu; c++)
 		total += s->drops[c];
 	char bytes[32], extra[96];
-	br_format_bytes(br_writer_bytes(s->out.live[0]), bytes, sizeof bytes);
+	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
 	br_progress_draw(p, st.written, extra, force);
 }
@@ -316,7 +316,11 @@ static int open_session(session *s)
 		cap_outputs_abort(&s->out);
 		return 1;
 	}
-	/* The spool is noted too, so that after a kill -9 --cleanup can finish it. */
+	/* The spool is noted too, so that after a kill -9 --cleanup can finish it
+	 * (and, where the kernel's buffers outlive us, first read what they still
+	 * hold the way we would have: the config says how). */
+	if (s->out.spooling && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
+		say_error("warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		say_error("warning: cannot record the spool in the state file", &err);
 	cap_sink_opts so = {
@@ -328,6 +332,7 @@ static int open_session(session *s)
 		.comm_state = s->st,
 		.out = { s->out.live[0], s->out.live[1] },
 		.nout = s->out.nlive,
+		.spool = s->out.spool,
 		.window_ns = REORDER_WINDOW_NS,
 	};
 	if (cap_sink_new(&s->sink, &so, &err)) {
@@ -408,7 +413,7 @@ static bool close_session(session *s, double secs, uint64_t *total_drops)
 	const char *be_name = s->be->name;
 	if (release_backend(s))
 		ok = false;
-	s->bytes_written = s->out.nlive ? br_writer_bytes(s->out.live[0]) : 0;
+	s->bytes_written = cap_outputs_bytes(&s->out);
 	if (s->out.spooling && !cli->quiet)
 		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s->out.gz_path);
 	if (cap_outputs_close(&s->out, &err)) {
@@ -465,13 +470,14 @@ int capture_run(const capture_cli *cli)
 	cap_sink_free(s.sink);
 	free(s.drops);
 
+	/* A capture the user ends (Ctrl-C, SIGTERM, a lost session's SIGHUP) is a
+	 * capture that worked, as with blktrace and perf record: the signal is
+	 * not a failure of ours. With a command, its status is the answer. */
 	int result = 0;
 	if (!ok)
 		result = 1;
-	else if (sig)
-		result = 128 + sig;
 	else if (cli->command)
-		result = s.child_status;
+		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
 		fprintf(stderr, "blkreel-capture: %llu events lost; exit 1 (--allow-drops to accept)\n",
 			(unsigned long long)total_drops);

@@ -4,7 +4,8 @@
 
 #include "capture_cli.h"
 
-/* 0, 1 (runtime failure or drops), the command's status, or 128+signal. */
+/* 0 (also when a stop signal ended it), 1 (runtime failure or drops), or the
+ * command's status. */
 int capture_run(const capture_cli *cli);
 
 #endif

@@ -1,6 +1,7 @@
 #include "kstate.h"
 
 #include "blkreel/writer.h"
+#include "fs_mount.h"
 #include "spool.h"
 
 #include <dirent.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,7 +83,10 @@ static int save(cap_kstate *ks, br_error *err)
 			fprintf(f, "file\t%s\t%s\n", ks->ch[i].path, ks->ch[i].old);
 		else
 			fprintf(f, "%s\t%s\n",
-				ks->ch[i].kind == KS_RELAY ? "relay" : ks->ch[i].kind == KS_MOUNT ? "mount" : "spool",
+				ks->ch[i].kind == KS_RELAY   ? "relay"
+				: ks->ch[i].kind == KS_MOUNT ? "mount"
+				: ks->ch[i].kind == KS_SPOOL ? "spool"
+							     : "config",
 				ks->ch[i].path);
 	}
 	int bad = fflush(f) || fsync(fileno(f));
@@ -153,6 +156,66 @@ int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err)
 	return save(ks, err);
 }
 
+int cap_kstate_note_config(cap_kstate *ks, const cap_config *cfg, br_error *err)
+{
+	if (ks->n == CAP_KSTATE_MAX)
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "too many changes to track");
+	cap_kchange *c = &ks->ch[ks->n];
+	size_t size = sizeof c->path;
+	int len = snprintf(c->path, size, "mask=%x pid=%u start=%llu end=%llu ncpu=%u dev=", cfg->act_mask,
+			   cfg->pid, (unsigned long long)cfg->start_lba, (unsigned long long)cfg->end_lba, cfg->ncpu);
+	for (size_t i = 0; i < cfg->ndevices && len > 0 && (size_t)len < size; i++) {
+		char one[32];
+		int n = snprintf(one, sizeof one, "%s%u:%u", i ? "," : "", cfg->devices[i].major, cfg->devices[i].minor);
+		if ((size_t)(len + n) >= size)
+			break;
+		memcpy(c->path + len, one, (size_t)n + 1);
+		len += n;
+	}
+	c->kind = KS_CONFIG;
+	c->old[0] = 0;
+	ks->n++;
+	return save(ks, err);
+}
+
+bool cap_kstate_config(const cap_kstate *ks, cap_config *cfg)
+{
+	for (size_t i = 0; i < ks->n; i++) {
+		if (ks->ch[i].kind != KS_CONFIG)
+			continue;
+		memset(cfg, 0, sizeof *cfg);
+		unsigned mask, pid, ncpu;
+		unsigned long long start, end;
+		int off = 0;
+		if (sscanf(ks->ch[i].path, "mask=%x pid=%u start=%llu end=%llu ncpu=%u dev=%n", &mask, &pid, &start, &end,
+			   &ncpu, &off) != 5 || off == 0)
+			return false;
+		cfg->act_mask = (uint16_t)mask;
+		cfg->pid = pid;
+		cfg->start_lba = start;
+		cfg->end_lba = end;
+		cfg->ncpu = ncpu;
+		for (const char *p = ks->ch[i].path + off; *p && cfg->ndevices < CAP_MAX_DEVICES;) {
+			unsigned ma, mi;
+			int used = 0;
+			if (sscanf(p, "%u:%u%n", &ma, &mi, &used) != 2)
+				break;
+			cap_device *d = &cfg->devices[cfg->ndevices++];
+			d->major = ma;
+			d->minor = mi;
+			d->dev = BR_MKDEV(ma, mi);
+			snprintf(d->sysfs, sizeof d->sysfs, "/sys/dev/block/%u:%u", ma, mi);
+			snprintf(d->name, sizeof d->name, "%u:%u", ma, mi);
+			d->path = d->sysfs;
+			p += used;
+			if (*p == ',')
+				p++;
+		}
+		return cfg->ndevices > 0 && cfg->ncpu > 0;
+	}
+	return false;
+}
+
 /* Drop entry i; rewrite the state file, or remove it when it is empty. */
 static void drop(cap_kstate *ks, size_t i)
 {
@@ -202,10 +265,7 @@ static int undo(const cap_kchange *c, br_error *err)
 	if (c->kind == KS_RELAY)
 		return relay_teardown(c->path, err);
 	if (c->kind == KS_MOUNT) {
-		/* lazily: a reader that still has it open does not keep it */
-		if (umount2(c->path, MNT_DETACH) && errno != EINVAL)
-			return br_error_set(err, BR_ESYS, errno, c->path, -1, "cannot unmount");
-		return 0;
+		return cap_fs_unmount(c->path, err);
 	}
 	return write_value(c->path, c->old, err);
 }
@@ -216,7 +276,7 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 	br_error e;
 	size_t keep = 0;
 	for (size_t i = ks->n; i-- > 0;) {
-		if (ks->ch[i].kind == KS_SPOOL)
+		if (ks->ch[i].kind == KS_SPOOL || ks->ch[i].kind == KS_CONFIG)
 			continue;
 		int rc = undo(&ks->ch[i], &e);
 		if (rc && !first) {
@@ -370,6 +430,8 @@ static int load(const char *path, cap_kstate *ks)
 	if (!f)
 		return -1;
 	char line[700];
+	if (fgets(line, sizeof line, f) && sscanf(line, "blkreel-capture pid %*d backend %31s", ks->backend) != 1)
+		ks->backend[0] = 0;
 	while (fgets(line, sizeof line, f) && ks->n < CAP_KSTATE_MAX) {
 		line[strcspn(line, "\n")] = 0;
 		char *kind = strtok(line, "\t"), *p = strtok(NULL, "\t"), *old = strtok(NULL, "\t");
@@ -380,8 +442,11 @@ static int load(const char *path, cap_kstate *ks)
 			snprintf(c->old, sizeof c->old, "%s", old ? old : "");
 			ks->n++;
 		} else if (kind && p && (strcmp(kind, "relay") == 0 || strcmp(kind, "mount") == 0 ||
-					 strcmp(kind, "spool") == 0)) {
-			c->kind = strcmp(kind, "relay") == 0 ? KS_RELAY : strcmp(kind, "mount") == 0 ? KS_MOUNT : KS_SPOOL;
+					 strcmp(kind, "spool") == 0 || strcmp(kind, "config") == 0)) {
+			c->kind = strcmp(kind, "relay") == 0   ? KS_RELAY
+				  : strcmp(kind, "mount") == 0 ? KS_MOUNT
+				  : strcmp(kind, "spool") == 0 ? KS_SPOOL
+							       : KS_CONFIG;
 			snprintf(c->path, sizeof c->path, "%s", p);
 			ks->n++;
 		}
@@ -404,6 +469,8 @@ static void describe(FILE *out, const cap_kstate *ks, int pid)
 			fprintf(out, "  %s mounted by it\n", c->path);
 			continue;
 		}
+		if (c->kind == KS_CONFIG)
+			continue;
 		if (c->kind == KS_SPOOL) {
 			if (access(c->path, F_OK) == 0)
 				fprintf(out, "  unfinished capture file %s (--cleanup compresses it)\n", c->path);
@@ -434,6 +501,7 @@ int cap_kstate_leftovers(FILE *out)
 
 typedef struct cleanup_arg {
 	FILE *out;
+	cap_kstate_salvage_fn salvage;
 	br_error *err;
 } cleanup_arg;
 
@@ -447,6 +515,13 @@ static int cleanup_one(const char *path, int pid, void *arg)
 	if (rc == 0) {
 		if (a->out)
 			describe(a->out, ks, pid);
+		/* a failed salvage is said, but the kernel is put back all the same */
+		br_error se;
+		if (a->salvage && a->salvage(ks, a->out, &se) && a->out) {
+			char msg[1200];
+			fprintf(a->out, "  could not read what the kernel still held: %s\n",
+				br_error_format(&se, msg, sizeof msg));
+		}
 		rc = cap_kstate_restore(ks, a->err);
 		for (size_t i = ks->n; rc == 0 && i-- > 0;)
 			if (ks->ch[i].kind == KS_SPOOL && (rc = recover_spool(ks->ch[i].path, a->out, a->err)) == 0)
@@ -458,9 +533,9 @@ static int cleanup_one(const char *path, int pid, void *arg)
 	return rc;
 }
 
-int cap_kstate_cleanup(FILE *out, br_error *err)
+int cap_kstate_cleanup(FILE *out, cap_kstate_salvage_fn salvage, br_error *err)
 {
-	cleanup_arg a = { out, err };
+	cleanup_arg a = { out, salvage, err };
 	int rc = each_leftover(cleanup_one, &a);
 	return rc < 0 ? rc : 0;
 }

@@ -5,7 +5,9 @@
  * The record is /run/blkreel/capture-PID.state: a header line, then one line
  * per change ("file PATH OLD" = PATH held OLD before we wrote it; "relay DEV"
  * = a relay trace set up on DEV; "mount DIR" = we mounted tracefs/debugfs
- * there; "spool PATH" = an unfinished capture file, NAME.blktrace.spool).
+ * there; "spool PATH" = an unfinished capture file, NAME.blktrace.spool;
+ * "config TEXT" = what the capture was asked for: devices and filter, so
+ * that --cleanup can read what the kernel still holds for it the same way).
  * Restoring walks it backwards. A spool is not kernel state: the capture
  * finishes it itself and forgets it; after a kill -9, --cleanup compresses
  * it into NAME.blktrace.gz, so nothing captured is lost. */
@@ -17,12 +19,13 @@
 #include <stdio.h>
 
 #include "blkreel/error.h"
+#include "capture_config.h"
 
 #define CAP_STATE_DIR "/run/blkreel"
 #define CAP_KSTATE_MAX 256
 
 typedef struct cap_kchange {
-	enum { KS_FILE, KS_RELAY, KS_MOUNT, KS_SPOOL } kind;
+	enum { KS_FILE, KS_RELAY, KS_MOUNT, KS_SPOOL, KS_CONFIG } kind;
 	char path[256];
 	char old[64];
 } cap_kchange;
@@ -45,6 +48,12 @@ int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err);
 int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err);
 /* Record the spool of this capture (after it is created). */
 int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err);
+/* Record the devices and filter of cfg (not kernel state: for --cleanup).
+ * Devices that do not fit the line are left out. */
+int cap_kstate_note_config(cap_kstate *ks, const cap_config *cfg, br_error *err);
+/* The config a loaded state file records into cfg (devices, filter, CPUs;
+ * paths point into cfg itself); false when it has none. */
+bool cap_kstate_config(const cap_kstate *ks, cap_config *cfg);
 /* Forget the relay note once it is torn down. */
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath);
 /* Forget the spool once the capture file is finished (the state file goes
@@ -68,7 +77,10 @@ int cap_kstate_owner(const char *path);
  * many there are. */
 int cap_kstate_leftovers(FILE *out);
 /* Restore what leftover state files describe; returns 0 when all was put
- * back, else the first error (and keeps the files that failed). */
-int cap_kstate_cleanup(FILE *out, br_error *err);
+ * back, else the first error (and keeps the files that failed). Before each
+ * one is restored, salvage (when not NULL) may read what the kernel still
+ * holds for that capture into its spool. */
+typedef int (*cap_kstate_salvage_fn)(const cap_kstate *ks, FILE *out, br_error *err);
+int cap_kstate_cleanup(FILE *out, cap_kstate_salvage_fn salvage, br_error *err);
 
 #endif

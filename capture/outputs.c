@@ -69,10 +69,9 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	for (unsigned i = 0; i < np; i++)
 		br_writer_abort(probe[i]);
 	snprintf(o->spool_path, sizeof o->spool_path, "%.1000s.blktrace.spool", base);
-	rc = br_writer_open(&o->live[0], BR_OUT_STREAM, o->spool_path, NULL, err);
+	rc = cap_spool_open(&o->spool, o->spool_path, false, err);
 	if (rc)
 		return rc;
-	o->nlive = 1;
 	o->spooling = true;
 	return 0;
 }
@@ -82,7 +81,7 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 	int first = 0;
 	br_error e;
 	for (unsigned i = 0; i < o->nlive; i++) {
-		if (i == 0 && !o->spooling)
+		if (i == 0)
 			o->final_events = br_writer_events(o->live[0]);
 		int rc = br_writer_close(o->live[i], &e);
 		if (rc && !first) {
@@ -93,6 +92,12 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 	o->nlive = 0;
 	if (!o->spooling)
 		return first;
+	int src = cap_spool_close(o->spool, &e);
+	o->spool = NULL;
+	if (src && !first) {
+		first = src;
+		*err = e;
+	}
 	/* Even when the spool's last write failed (a full disk), what reached
 	 * it is whole records up to a torn tail: compress those. */
 	br_writer *w[2];
@@ -127,6 +132,16 @@ void cap_outputs_abort(cap_outputs *o)
 	for (unsigned i = 0; i < o->nlive; i++)
 		br_writer_abort(o->live[i]);
 	o->nlive = 0;
-	if (o->spooling)
+	if (o->spooling) {
+		cap_spool_close(o->spool, NULL);
+		o->spool = NULL;
 		unlink(o->spool_path);
+	}
+}
+
+uint64_t cap_outputs_bytes(const cap_outputs *o)
+{
+	if (o->spool)
+		return cap_spool_bytes(o->spool);
+	return o->nlive ? br_writer_bytes(o->live[0]) : 0;
 }

@@ -11,10 +11,12 @@
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
 #include "capture_cli.h"
+#include "spool_writer.h"
 
 typedef struct cap_outputs {
-	br_writer *live[2];     /* what the capture writes to while tracing */
+	br_writer *live[2];     /* streaming to stdout: the writers fed while tracing */
 	unsigned nlive;
+	cap_spool *spool;       /* to a file: the spool fed while tracing */
 	bool spooling;
 	char spool_path[1040];
 	char gz_path[1024];     /* "-" for stdout */
@@ -28,6 +30,8 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 /* Finish: with a spool, compress it into the final files and remove it.
  * Whatever fails, everything that could be made readable is. */
 int cap_outputs_close(cap_outputs *o, br_error *err);
+/* What the capture wrote so far (spool or stream), in bytes. */
+uint64_t cap_outputs_bytes(const cap_outputs *o);
 /* Remove them (nothing was captured: do not leave files that look whole). */
 void cap_outputs_abort(cap_outputs *o);
 

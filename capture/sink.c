@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "merge.h"
 #include "names.h"
@@ -15,8 +16,19 @@ struct cap_sink {
 	unsigned ndev_slots;
 	uint64_t max_time, last_written;
 	bool any_written;
+	uint64_t pushed_at_drain; /* st.pushed at the last drain */
+	uint64_t idle_wall, idle_max; /* an idle round: when, and the newest event time then */
+	bool idle_pending;
+	uint64_t safe;            /* event times up to this are all pushed */
 	cap_sink_stats st;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err)
 {
@@ -106,6 +118,11 @@ void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm)
 
 static int write_all(cap_sink *s, const br_event *ev, br_error *err)
 {
+	if (s->o.spool) {
+		int rc = cap_spool_write(s->o.spool, ev, err);
+		if (rc)
+			return rc;
+	}
 	for (unsigned i = 0; i < s->o.nout; i++) {
 		int rc = br_writer_write(s->o.out[i], ev, err);
 		if (rc)
@@ -163,16 +180,70 @@ static int emit(cap_sink *s, const br_event *in, br_error *err)
 	return 0;
 }
 
+/* A round without records: the buffers were empty, so every event up to
+ * the newest seen was in them already, give or take a record being written
+ * on another CPU at that moment, which the rounds of the next
+ * CAP_SINK_SETTLE_NS bring in. */
+static void note_idle(cap_sink *s, uint64_t now)
+{
+	bool idle = s->st.pushed == s->pushed_at_drain;
+	s->pushed_at_drain = s->st.pushed;
+	if (s->idle_pending && now - s->idle_wall >= CAP_SINK_SETTLE_NS) {
+		if (s->idle_max > s->safe)
+			s->safe = s->idle_max;
+		s->idle_pending = false;
+	}
+	if (idle && !s->idle_pending) {
+		s->idle_pending = true;
+		s->idle_wall = now;
+		s->idle_max = s->max_time;
+	}
+}
+
 int cap_sink_drain(cap_sink *s, bool all, br_error *err)
 {
+	uint64_t now = mono_ns();
+	note_idle(s, now);
 	uint64_t horizon = s->max_time > s->o.window_ns ? s->max_time - s->o.window_ns : 0;
+	if (s->safe > horizon)
+		horizon = s->safe;
 	const br_event *ev;
 	while (cap_merge_pop(s->merge, horizon, all, &ev)) {
 		int rc = emit(s, ev, err);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return s->o.spool ? cap_spool_tick(s->o.spool, now, err) : 0;
+}
+
+void cap_sink_resume(cap_sink *s, const br_event *ev)
+{
+	if (!s->any_written || ev->time > s->last_written)
+		s->last_written = ev->time;
+	s->any_written = true;
+	if (ev->time > s->max_time)
+		s->max_time = ev->time;
+	if (br_event_is_notify(ev)) {
+		if ((ev->action & 0xffff) == __BLK_TN_PROCESS && ev->pdu_len) {
+			cap_name *e = cap_names_get(s->names, ev->pid);
+			if (e) {
+				char comm[CAP_COMM_LEN + 1];
+				size_t n = ev->pdu_len < CAP_COMM_LEN ? ev->pdu_len : CAP_COMM_LEN;
+				memcpy(comm, ev->pdu, n);
+				comm[n] = 0;
+				cap_names_set(e, comm);
+				e->announced = true;
+			}
+		}
+		return;
+	}
+	unsigned d = 0;
+	while (d < s->o.cfg->ndevices && s->o.cfg->devices[d].dev != ev->device)
+		d++;
+	unsigned cpu = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
+	uint32_t *seq = &s->seq[cpu * s->ndev_slots + d];
+	if (ev->sequence > *seq)
+		*seq = ev->sequence;
 }
 
 int cap_sink_message(cap_sink *s, const char *text, br_error *err)

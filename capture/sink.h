@@ -14,6 +14,7 @@
 #include "blkreel/event.h"
 #include "blkreel/writer.h"
 #include "capture_config.h"
+#include "spool_writer.h"
 
 typedef struct cap_sink cap_sink;
 
@@ -27,6 +28,7 @@ typedef struct cap_sink_opts {
 	void *comm_state;
 	br_writer *out[2];  /* every event goes to each (compressed, per-CPU set) */
 	unsigned nout;
+	cap_spool *spool;   /* and to the spool, when there is one */
 	uint64_t window_ns; /* how far a quiet stream may hold the others back */
 } cap_sink_opts;
 
@@ -38,8 +40,19 @@ void cap_sink_free(cap_sink *s);
 int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_error *err);
 /* A name learnt from the kernel (an exec seen by perf). */
 void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm);
-/* Write what is safe to write now (all = the end: everything). */
+/* Write what is safe to write now (all = the end: everything). Called after
+ * each read round: a round that brought nothing means the backend's buffers
+ * were empty, so after CAP_SINK_SETTLE_NS everything seen before it is safe
+ * to write even when a stream stays quiet (the last events of a workload
+ * do not wait for the next one). Also lets the spool write out its batch. */
 int cap_sink_drain(cap_sink *s, bool all, br_error *err);
+#define CAP_SINK_SETTLE_NS (100ull * 1000 * 1000)
+
+/* After a kill -9, --cleanup appends what the kernel still held to the
+ * spool: tell the sink a record that is in the output already, so that
+ * sequence numbers go on from it, its process names are not written again
+ * and nothing older is written after it. */
+void cap_sink_resume(cap_sink *s, const br_event *ev);
 /* Write a BLK_TN_MESSAGE record after everything so far. */
 int cap_sink_message(cap_sink *s, const char *text, br_error *err);
 

@@ -3,15 +3,46 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define SPOOL_CHUNK (1u << 20)
 
+typedef struct replay_arg {
+	br_writer *const *out;
+	unsigned n;
+} replay_arg;
+
+static int write_each(void *varg, const br_event *ev, br_error *err)
+{
+	const replay_arg *a = varg;
+	for (unsigned i = 0; i < a->n; i++) {
+		int rc = br_writer_write(a->out[i], ev, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* punch: give each part read back to the disk at once */
+static int64_t read_records(const char *path, bool punch, cap_spool_record_fn fn, void *arg, br_error *err);
+
 int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br_error *err)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	replay_arg a = { out, n };
+	return read_records(path, true, write_each, &a, err);
+}
+
+int64_t cap_spool_each(const char *path, cap_spool_record_fn fn, void *arg, br_error *err)
+{
+	return read_records(path, false, fn, arg, err);
+}
+
+static int64_t read_records(const char *path, bool punch, cap_spool_record_fn fn, void *arg, br_error *err)
+{
+	int fd = open(path, (punch ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot open the spool");
 	uint8_t *buf = malloc(SPOOL_CHUNK + BR_RECORD_SIZE + BR_PDU_MAX);
@@ -36,7 +67,7 @@ int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br
 		/* What is in memory is given back to the disk at once (ignored where
 		 * unsupported): on a full disk the compressed file needs the room. */
 		off_t end = pos + (off_t)have;
-		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, punched, end - punched) == 0)
+		if (punch && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, punched, end - punched) == 0)
 			punched = end;
 		size_t off = 0;
 		while (have - off >= BR_RECORD_SIZE) {
@@ -49,8 +80,7 @@ int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br
 			if (have - off < BR_RECORD_SIZE + (size_t)ev.pdu_len)
 				break;
 			ev.pdu = ev.pdu_len ? buf + off + BR_RECORD_SIZE : NULL;
-			for (unsigned i = 0; i < n && rc == 0; i++)
-				rc = br_writer_write(out[i], &ev, err);
+			rc = fn(arg, &ev, err);
 			if (rc)
 				break;
 			records++;

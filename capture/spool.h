@@ -18,4 +18,10 @@
  * (>= 0) or a negative br_code; a torn last record is ignored. */
 int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br_error *err);
 
+/* Call fn for every whole record of the spool at path, in order, without
+ * changing it (a torn last record is ignored). Returns records seen or a
+ * negative br_code (fn's, or a read error with the spool's offset). */
+typedef int (*cap_spool_record_fn)(void *arg, const br_event *ev, br_error *err);
+int64_t cap_spool_each(const char *path, cap_spool_record_fn fn, void *arg, br_error *err);
+
 #endif

@@ -3,28 +3,28 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
+
+#include "fs_mount.h"
 
 static int ensure(const char *dir, const char *probe, const char *fstype, FILE *log, cap_kstate *ks,
 		  br_error *err)
 {
-	char path[256];
-	snprintf(path, sizeof path, "%s/%s", dir, probe);
-	if (access(path, F_OK) == 0)
-		return 0;
-	if (mount("nodev", dir, fstype, 0, NULL))
-		return br_error_set(err, BR_ESYS, errno, dir, -1, "%s is not mounted and mounting it failed", fstype);
-	int rc = cap_kstate_note_mount(ks, dir, err);
-	if (rc) {
-		umount2(dir, MNT_DETACH);
-		return rc;
+	bool mounted;
+	int rc = cap_fs_mount_if_absent(dir, probe, fstype, &mounted, err);
+	if (mounted) {
+		/* recorded even when the probe failed: it is ours to unmount */
+		br_error e;
+		int nrc = cap_kstate_note_mount(ks, dir, rc ? &e : err);
+		if (nrc) {
+			cap_fs_unmount(dir, &e);
+			return rc ? rc : nrc;
+		}
+		if (log)
+			fprintf(log, "blkreel-capture: %s was not mounted: mounted it at %s for this capture\n", fstype,
+				dir);
 	}
-	if (log)
-		fprintf(log, "blkreel-capture: %s was not mounted: mounted it at %s for this capture\n", fstype, dir);
-	if (access(path, F_OK))
-		return br_error_set(err, BR_EUNSUP, errno, path, -1, "missing after mounting %s", fstype);
-	return 0;
+	return rc;
 }
 
 int cap_tracefs_ensure(FILE *log, cap_kstate *ks, br_error *err)

@@ -12,6 +12,10 @@
 #include <unistd.h>
 
 #include "testutil.h"
+/* the tool's own mount logic, so the tests set up exactly what it would */
+#include "../../capture/fs_mount.c"
+
+#define TRACEFS "/sys/kernel/tracing"
 
 cf_state cf;
 
@@ -48,6 +52,11 @@ static void read_small(const char *path, char *buf, size_t size)
 
 void cf_teardown(void)
 {
+	/* Background captures still running (a failed assertion skipped their
+	 * stop) restore what they changed themselves on SIGTERM. */
+	for (size_t i = 0; i < cf.npids; i++)
+		if (cf.pids[i] > 0 && kill(cf.pids[i], SIGTERM) == 0)
+			waitpid(cf.pids[i], NULL, 0);
 	/* Kernel state first, whatever the test did: anything a killed capture
 	 * left is restored by --cleanup; then our device's enable, and the tracer
 	 * if it is still on (we hold the lock, so it is ours). */
@@ -60,14 +69,21 @@ void cf_teardown(void)
 			if (strcmp(cur, "1") == 0)
 				write_file(path, "0");
 		}
-		read_small("/sys/kernel/tracing/current_tracer", cur, sizeof cur);
-		if (strcmp(cur, "blk") == 0) {
-			write_file("/sys/kernel/tracing/current_tracer", "nop");
-			write_file("/sys/kernel/tracing/options/bin", "0");
+		read_small(TRACEFS "/current_tracer", cur, sizeof cur);
+		if (cf.used_tracer && strcmp(cur, "blk") == 0) {
+			write_file(TRACEFS "/current_tracer", "nop");
+			write_file(TRACEFS "/options/bin", "0");
 		}
 	}
 	if (cf.mnt[0])
 		umount2(cf.mnt, MNT_DETACH);
+	/* after the tracer is back: only what this test mounted */
+	if (cf.mounted_tracefs) {
+		br_error ignored;
+		cap_fs_unmount(TRACEFS, &ignored);
+	}
+	for (size_t i = 0; i < cf.nextra; i++)
+		tu_loop_detach(cf.extra[i]);
 	tu_loop_detach(cf.loop);
 	tu_tmpdir_remove(cf.dir);
 	tu_tracer_unlock(cf.lock);
@@ -78,10 +94,15 @@ void cf_kernel_test(unsigned mib)
 {
 	if (geteuid() != 0)
 		cr_skip_test("needs root (block tracing, loop devices)");
-	if (access("/sys/kernel/tracing/available_tracers", R_OK) != 0)
-		cr_skip_test("no tracefs at /sys/kernel/tracing");
+	if (!cap_fs_supported("tracefs"))
+		cr_skip_test("the kernel has no tracefs (not in /proc/filesystems)");
 	if (!tu_have("losetup"))
 		cr_skip_test("no losetup");
+	/* what the tool does when tracefs is not mounted; teardown unmounts it */
+	br_error err;
+	int rc = cap_fs_mount_if_absent(TRACEFS, "current_tracer", "tracefs", &cf.mounted_tracefs, &err);
+	char msg[1200];
+	cr_assert_eq(rc, 0, "cannot mount tracefs: %s", br_error_format(&err, msg, sizeof msg));
 	cf.lock = tu_tracer_lock();
 	cr_assert_geq(cf.lock, 0, "cannot take the tracer lock");
 	cf.dir = tu_tmpdir();
@@ -89,6 +110,47 @@ void cf_kernel_test(unsigned mib)
 	cr_assert_eq(tu_loop_create(cf.dir, "disk.img", mib, cf.loop, sizeof cf.loop), 0,
 		     "cannot make a loop device");
 	snprintf(cf.name, sizeof cf.name, "%.31s", cf.loop + 5);
+}
+
+const char *cf_extra_loop(unsigned mib)
+{
+	cr_assert_lt(cf.nextra, sizeof cf.extra / sizeof cf.extra[0]);
+	char img[32];
+	snprintf(img, sizeof img, "extra%zu.img", cf.nextra);
+	char *dev = cf.extra[cf.nextra];
+	cr_assert_eq(tu_loop_create(cf.dir, img, mib, dev, sizeof cf.extra[0]), 0, "cannot make a loop device");
+	cf.nextra++;
+	return dev;
+}
+
+size_t cf_backends(char (*names)[16], size_t max)
+{
+	char *out = NULL;
+	int rc = cf_capture(&out, NULL, "--list-backends -d %s", cf.loop);
+	cr_assert_eq(rc, 0, "--list-backends -d %s exited %d", cf.loop, rc);
+	size_t n = 0;
+	for (char *save, *line = strtok_r(out, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+		char name[16], status[16];
+		if (sscanf(line, "%15s %15s", name, status) == 2 && strcmp(status, "works") == 0)
+			snprintf(names[n++], sizeof names[0], "%s", name);
+	}
+	free(out);
+	cr_assert_gt(n, 0, "no backend works on %s", cf.loop);
+	return n;
+}
+
+/* Whether a capture run with these arguments may use the blk tracer. */
+static void note_backend(const char *args)
+{
+	const char *b = strstr(args, "--backend");
+	if (!b || strncmp(b + 9 + strspn(b + 9, " ="), "tracefs", 7) == 0)
+		cf.used_tracer = true;
+}
+
+static void note_pid(pid_t pid)
+{
+	if (pid > 0 && cf.npids < sizeof cf.pids / sizeof cf.pids[0])
+		cf.pids[cf.npids++] = pid;
 }
 
 const char *cf_workload(void)
@@ -104,10 +166,19 @@ const char *cf_workload(void)
 
 int cf_capture(char **out, char **err, const char *fmt, ...)
 {
+	char *args = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = tu_vrun_tool(out, err, "blkreel-capture", fmt, ap);
+	int n = vasprintf(&args, fmt, ap);
 	va_end(ap);
+	cr_assert_geq(n, 0);
+	note_backend(args);
+	/* the shell's pid is the capture's (exec): noted, to judge its state file */
+	char pids[600] = "";
+	if (cf.dir)
+		snprintf(pids, sizeof pids, "echo $$ >>'%s/capture.pids'; ", cf.dir);
+	int rc = tu_runf(out, NULL, err, "%sexec '%s' %s", pids, tu_bin("blkreel-capture"), args);
+	free(args);
 	return rc;
 }
 
@@ -118,6 +189,7 @@ pid_t cf_capture_bg(const char *errpath, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
+	note_backend(args);
 	/* exec, so the pid is the capture's own */
 	snprintf(cmd, sizeof cmd, "exec '%s' %s 2>'%s' </dev/null", tu_bin("blkreel-capture"), args, errpath);
 	pid_t pid = fork();
@@ -126,6 +198,7 @@ pid_t cf_capture_bg(const char *errpath, const char *fmt, ...)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	note_pid(pid);
 	return pid;
 }
 
@@ -134,6 +207,9 @@ int cf_wait(pid_t pid)
 	int ws;
 	if (waitpid(pid, &ws, 0) != pid)
 		return -1;
+	for (size_t i = 0; i < cf.npids; i++)
+		if (cf.pids[i] == pid)
+			cf.pids[i] = -pid; /* reaped: still judged, never signalled */
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
@@ -203,13 +279,30 @@ void cf_count(const char *text, cf_counts *c)
 	}
 }
 
+static bool state_left(pid_t pid, char *why, size_t size)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/run/blkreel/capture-%d.state", (int)pid);
+	if (access(path, F_OK) != 0)
+		return false;
+	snprintf(why, size, "state file %s of our capture pid %d left", path, (int)pid);
+	return true;
+}
+
 bool cf_kernel_clean(char *why, size_t size)
 {
 	char cur[64], path[128];
-	read_small("/sys/kernel/tracing/current_tracer", cur, sizeof cur);
-	if (strcmp(cur, "nop") != 0) {
-		snprintf(why, size, "current_tracer is '%s'", cur);
-		return false;
+	if (cf.used_tracer) {
+		read_small(TRACEFS "/current_tracer", cur, sizeof cur);
+		if (strcmp(cur, "nop") != 0) {
+			snprintf(why, size, "current_tracer is '%s'", cur);
+			return false;
+		}
+		read_small(TRACEFS "/options/bin", cur, sizeof cur);
+		if (strcmp(cur, "0") != 0) {
+			snprintf(why, size, "options/bin is '%s'", cur);
+			return false;
+		}
 	}
 	if (cf.name[0]) {
 		snprintf(path, sizeof path, "/sys/block/%s/trace/enable", cf.name);
@@ -219,19 +312,20 @@ bool cf_kernel_clean(char *why, size_t size)
 			return false;
 		}
 	}
-	read_small("/sys/kernel/tracing/options/bin", cur, sizeof cur);
-	if (strcmp(cur, "0") != 0) {
-		snprintf(why, size, "options/bin is '%s'", cur);
-		return false;
-	}
-	if (access("/run/blkreel", F_OK) == 0) {
-		char *out = NULL;
-		tu_run("ls /run/blkreel", &out, NULL, NULL);
-		bool empty = !out || !*out;
-		if (!empty)
-			snprintf(why, size, "state files left in /run/blkreel: %s", out);
-		free(out);
-		if (!empty)
+	for (size_t i = 0; i < cf.npids; i++)
+		if (state_left(cf.pids[i] < 0 ? -cf.pids[i] : cf.pids[i], why, size))
+			return false;
+	if (cf.dir) {
+		char pids[600];
+		snprintf(pids, sizeof pids, "%s/capture.pids", cf.dir);
+		FILE *f = fopen(pids, "r");
+		int pid;
+		bool left = false;
+		while (f && !left && fscanf(f, "%d", &pid) == 1)
+			left = state_left(pid, why, size);
+		if (f)
+			fclose(f);
+		if (left)
 			return false;
 	}
 	why[0] = 0;

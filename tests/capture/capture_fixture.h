@@ -1,7 +1,9 @@
 /* capture_fixture.h — what the blkreel-capture suites share: a loop device
- * over a file in a temp dir (created per test, always detached), the tracer
- * lock, running the tool, the known workload and reading captures back
- * through Debian's blkparse. Every teardown puts the tracer back. */
+ * over a file in a temp dir (created per test, always detached), tracefs
+ * mounted as the tool would mount it (and unmounted again when the test
+ * mounted it), the tracer lock, running the tool, the known workload and
+ * reading captures back through Debian's blkparse. Every teardown puts the
+ * tracer back. */
 #ifndef BLKREEL_TEST_CAPTURE_FIXTURE_H
 #define BLKREEL_TEST_CAPTURE_FIXTURE_H
 
@@ -15,6 +17,12 @@ typedef struct cf_state {
 	char name[32];    /* loopN */
 	int lock;         /* tu_tracer_lock fd */
 	char mnt[512];    /* a filesystem we mounted for a test, "" when none */
+	bool mounted_tracefs; /* tracefs was not mounted: the fixture mounted it */
+	bool used_tracer; /* a capture of this test may have used the blk tracer */
+	pid_t pids[32];   /* captures this test started in the background */
+	size_t npids;
+	char extra[4][64]; /* more loop devices of ours (cf_extra_loop) */
+	size_t nextra;
 } cf_state;
 
 extern cf_state cf;
@@ -23,9 +31,20 @@ extern cf_state cf;
 void cf_setup(void);
 void cf_teardown(void);
 
-/* Skips the test (cr_skip_test) when not root or no tracefs. Takes the
- * tracer lock and creates a loop device over a sparse file of mib MiB. */
+/* Skips the test (cr_skip_test) only where the machine cannot: not root, no
+ * tracefs in the kernel, no losetup. Mounts tracefs when it is not mounted
+ * (with the tool's own code, capture/fs_mount.c), takes the tracer lock and
+ * creates a loop device over a sparse file of mib MiB. */
 void cf_kernel_test(unsigned mib);
+
+/* One more loop device of ours (a sparse file in cf.dir, detached at
+ * teardown); returns its path (static storage per call). */
+const char *cf_extra_loop(unsigned mib);
+
+/* The backends `blkreel-capture --list-backends -d DEV` says work on our
+ * loop device: their names, up to max; returns how many. The backend tests
+ * run on each, so a new backend is covered the day it lands. */
+size_t cf_backends(char (*names)[16], size_t max);
 
 /* The known workload as a shell command for `-- sh -c CMD`: fio, 100 x 64 KiB
  * O_DIRECT writes at sectors 256*i, then 50 x 4 KiB reads at sectors 512*j. */
@@ -50,7 +69,11 @@ typedef struct cf_counts {
 } cf_counts;
 void cf_count(const char *blkparse_text, cf_counts *c);
 
-/* True when the tracer and loop device are as they were before. */
+/* True when this test's own captures left nothing behind: no state file of
+ * their pids in /run/blkreel, our device's trace/enable back at 0, and (only
+ * when one of them could have used the blk tracer: --backend tracefs, or the
+ * automatic choice) the tracer back at nop. Other captures running on the
+ * machine meanwhile (perf needs no lock) are none of its business. */
 bool cf_kernel_clean(char *why, size_t size);
 
 #endif

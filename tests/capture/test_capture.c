@@ -112,7 +112,7 @@ Test(capture, two_perf_captures_at_once)
 	usleep(300 * 1000);
 	kill(a, SIGINT);
 	int ra = cf_wait(a);
-	cr_expect_eq(ra, 130, "first capture exited %d after SIGINT", ra);
+	cr_expect_eq(ra, 0, "first capture exited %d after SIGINT (ending a capture is success)", ra);
 	char cmd[1024];
 	cf_counts ca, cb;
 	snprintf(cmd, sizeof cmd, "zcat '%s/a.blktrace.gz' | blkparse -i -", cf.dir);

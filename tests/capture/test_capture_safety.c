@@ -6,8 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -36,10 +41,47 @@ static char *slurp(const char *path)
 	return z;
 }
 
+/* Wait until the capture writing errpath says it is tracing (or 10 s). */
+static bool wait_tracing(const char *errpath)
+{
+	for (int i = 0; i < 200; i++) {
+		char *err = slurp(errpath);
+		bool on = strstr(err, " backend\n") && strstr(err, "tracing ");
+		free(err);
+		if (on)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
 static void expect_clean(void)
 {
 	char why[512];
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+/* A freshly booted machine has no tracefs mounted: the kernel tests must mount
+ * it as the tool would, not skip, and leave the mount state as they found it. */
+Test(capture_safety, kernel_tests_mount_tracefs_and_put_it_back)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root (mounting tracefs)");
+	if (!cap_fs_supported("tracefs"))
+		cr_skip_test("the kernel has no tracefs (not in /proc/filesystems)");
+	bool before = cap_fs_mounted(TRACEFS, "current_tracer");
+	cf_kernel_test(16);
+	cr_assert(cap_fs_mounted(TRACEFS, "current_tracer"), "tracefs not mounted for a kernel test");
+	cr_expect_eq(cf.mounted_tracefs, !before, "the fixture mounted=%d, but tracefs was %s before",
+		     cf.mounted_tracefs, before ? "mounted" : "not mounted");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/m' -w 100ms", cf.loop, cf.dir);
+	cr_expect_eq(rc, 0, "capture exited %d: %s", rc, err);
+	cr_expect(strstr(err, "tracefs was not mounted") == NULL, "the tool had to mount tracefs itself: %s", err);
+	free(err);
+	cf_teardown();
+	cr_expect_eq(cap_fs_mounted(TRACEFS, "current_tracer"), before, "tracefs %s after the test, %s before",
+		     before ? "not mounted" : "still mounted", before ? "mounted" : "not mounted");
 }
 
 Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
@@ -53,7 +95,8 @@ Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
 	kill(pid, SIGINT);
 	int rc = cf_wait(pid);
 	char *err = slurp(errpath);
-	cr_expect_eq(rc, 130, "exit %d after SIGINT, want 130: %s", rc, err);
+	/* the command (sh) got the SIGINT too and died of it: its status is ours */
+	cr_expect_eq(rc, 130, "exit %d after SIGINT, want the command's 130: %s", rc, err);
 	free(err);
 	char *text = NULL;
 	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/int.blktrace.gz' && zcat '%s/int.blktrace.gz' | blkparse -i -",
@@ -238,7 +281,7 @@ Test(capture_safety, refuses_device_traced_by_another_capture_and_names_it)
 	cr_expect_eq(rc, 0, "perf next to a tracefs capture exited %d: %s", rc, err);
 	free(err);
 	kill(a, SIGTERM);
-	cr_expect_eq(cf_wait(a), 128 + SIGTERM);
+	cr_expect_eq(cf_wait(a), 0, "SIGTERM ends a capture: exit 0");
 	expect_clean();
 }
 
@@ -355,4 +398,289 @@ Test(capture_safety, kill9_of_perf_capture_cleanup_finishes_the_file)
 	cr_expect_gt(tu_count_lines(text, " D "), 10, "recovered file has too few events");
 	free(text);
 	expect_clean();
+}
+
+/* A capture this test did not start (perf needs no lock, so another user's
+ * may run at any time) is not this test's to judge: its state file in
+ * /run/blkreel must not make our captures look dirty. */
+Test(capture_safety, another_running_capture_is_not_judged_as_ours)
+{
+	cf_kernel_test(16);
+	const char *other = cf_extra_loop(16);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "exec '%s' --backend perf -q -d %s -o '%s/other' -w 60 2>'%s/other.err' </dev/null",
+		 tu_bin("blkreel-capture"), other, cf.dir, cf.dir);
+	pid_t o = fork(); /* not through cf_capture_bg: it is not ours */
+	if (o == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_gt(o, 0);
+	char state[96];
+	snprintf(state, sizeof state, "/run/blkreel/capture-%d.state", (int)o);
+	for (int i = 0; i < 100 && access(state, F_OK); i++)
+		usleep(50 * 1000);
+	bool running = access(state, F_OK) == 0;
+	char names[8][16];
+	size_t n = running ? cf_backends(names, 8) : 0;
+	for (size_t i = 0; i < n; i++) {
+		char *err = NULL;
+		int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/%s' -w 200ms", names[i], cf.loop,
+				    cf.dir, names[i]);
+		cr_expect_eq(rc, 0, "%s capture exited %d: %s", names[i], rc, err);
+		free(err);
+		char why[512];
+		cr_expect(cf_kernel_clean(why, sizeof why), "%s: kernel judged dirty: %s", names[i], why);
+	}
+	kill(o, SIGINT);
+	int ws;
+	waitpid(o, &ws, 0);
+	cr_assert(running, "the other capture never wrote %s (test is void)", state);
+	cr_expect_neq(access(state, F_OK), 0, "the other capture left %s", state);
+}
+
+/* Ending a capture with Ctrl-C or SIGTERM is how users stop one: exit 0 and a
+ * whole file, on every backend that works here. */
+static void stop_with(int sig)
+{
+	cf_kernel_test(16);
+	char names[8][16];
+	size_t n = cf_backends(names, 8);
+	for (size_t i = 0; i < n; i++) {
+		char errpath[600];
+		snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, names[i]);
+		pid_t pid = cf_capture_bg(errpath, "--backend %s --no-progress -d %s -o '%s/%s' -w 60", names[i],
+					  cf.loop, cf.dir, names[i]);
+		cr_assert_gt(pid, 0);
+		bool on = wait_tracing(errpath);
+		int io = tu_runf(NULL, NULL, NULL, "dd if=/dev/zero of=%s bs=4k count=16 oflag=direct status=none",
+				 cf.loop);
+		usleep(200 * 1000);
+		kill(pid, sig);
+		int rc = cf_wait(pid);
+		char *err = slurp(errpath);
+		cr_expect(on, "%s: never said it was tracing: %s", names[i], err);
+		cr_expect_eq(io, 0, "%s: dd failed", names[i]);
+		cr_expect_eq(rc, 0, "%s: exit %d after %s, want 0: %s", names[i], rc, strsignal(sig), err);
+		free(err);
+		char *text = NULL;
+		rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -",
+			     cf.dir, names[i], cf.dir, names[i]);
+		cr_expect_eq(rc, 0, "%s: the file is not valid gzip or blkparse failed", names[i]);
+		size_t writes = 0;
+		for (const char *p = text; p && (p = strstr(p, " D ")); p++)
+			writes += strncmp(p + strspn(p + 3, " ") + 3, "W", 1) == 0;
+		cr_expect_geq(writes, 16, "%s: %zu write D events, want the 16 of dd", names[i], writes);
+		free(text);
+		expect_clean();
+	}
+}
+
+Test(capture_safety, sigint_ends_a_capture_with_success_on_every_backend)
+{
+	stop_with(SIGINT);
+}
+
+Test(capture_safety, sigterm_ends_a_capture_with_success_on_every_backend)
+{
+	stop_with(SIGTERM);
+}
+
+/* With a COMMAND, its status stays ours even when a signal ended the capture. */
+Test(capture_safety, signal_with_command_returns_the_command_status)
+{
+	cf_kernel_test(16);
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/c.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath,
+				  "--backend perf --no-progress -d %s -o '%s/c' -- sh -c 'trap \"exit 5\" INT; "
+				  "while :; do sleep 0.05; done'",
+				  cf.loop, cf.dir);
+	cr_assert(wait_tracing(errpath), "never said it was tracing");
+	usleep(200 * 1000);
+	kill(pid, SIGINT);
+	int rc = cf_wait(pid);
+	cr_expect_eq(rc, 5, "exit %d after SIGINT, want the command's 5", rc);
+	cr_expect_eq(tu_runf(NULL, NULL, NULL, "gzip -t '%s/c.blktrace.gz'", cf.dir), 0, "file not whole");
+	expect_clean();
+}
+
+/* ---- kill -9: all but the last second survives -------------------------- */
+
+#define K9_IOS 500
+#define K9_GAP_NS (8ull * 1000 * 1000) /* 125 writes/s: a low rate, nothing fills a batch */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A child writing K9_IOS direct 4 KiB blocks (block i at sector 8i), each at
+ * its time; issued[i] gets the time just before block i was written. */
+static pid_t paced_writer(uint64_t *issued)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	int fd = open(cf.loop, O_WRONLY | O_DIRECT);
+	void *buf = NULL;
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		_exit(1);
+	memset(buf, 0x5a, 4096);
+	uint64_t t0 = mono_ns();
+	for (int i = 0; i < K9_IOS; i++) {
+		uint64_t due = t0 + (uint64_t)i * K9_GAP_NS, now = mono_ns();
+		if (due > now)
+			nanosleep(&(struct timespec){ 0, (long)(due - now) }, NULL);
+		issued[i] = mono_ns();
+		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Processes started by this test (its children) holding a perf event. */
+static size_t perf_events_of_ours(char *who, size_t size)
+{
+	size_t n = 0;
+	who[0] = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		int pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		char path[300], st[512] = "";
+		snprintf(path, sizeof path, "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t len = fread(st, 1, sizeof st - 1, f);
+		st[len] = 0;
+		fclose(f);
+		char *rp = strrchr(st, ')');
+		int ppid = 0;
+		if (!rp || sscanf(rp + 2, "%*c %d", &ppid) != 1 || ppid != getpid())
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/fd", pid);
+		DIR *fds = opendir(path);
+		struct dirent *fe;
+		while (fds && (fe = readdir(fds))) {
+			char link[600], target[128];
+			snprintf(link, sizeof link, "%s/%s", path, fe->d_name);
+			ssize_t t = readlink(link, target, sizeof target - 1);
+			if (t > 0 && (target[t] = 0, strstr(target, "perf_event"))) {
+				n++;
+				size_t w = strlen(who);
+				snprintf(who + w, size - w, " %d", pid);
+			}
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void kill9_keeps_all_but_the_last_second(const char *backend)
+{
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, backend);
+	pid_t pid = cf_capture_bg(errpath, "--backend %s --no-progress -d %s -o '%s/%s' -w 60", backend, cf.loop, cf.dir,
+				  backend);
+	cr_assert_gt(pid, 0);
+	cr_assert(wait_tracing(errpath), "%s: never said it was tracing", backend);
+	uint64_t *issued = mmap(NULL, K9_IOS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(issued, MAP_FAILED);
+	memset(issued, 0, K9_IOS * sizeof *issued);
+	pid_t w = paced_writer(issued);
+	cr_assert_gt(w, 0);
+	usleep(3000 * 1000);
+	uint64_t killed_at = mono_ns();
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	int ws;
+	waitpid(w, &ws, 0);
+	cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: the writer failed", backend);
+	char who[256];
+	cr_expect_eq(perf_events_of_ours(who, sizeof who), 0, "%s: perf events still open after kill -9 in:%s", backend,
+		     who);
+
+	char *out = NULL;
+	int rc = cf_capture(&out, NULL, "--cleanup");
+	cr_expect_eq(rc, 0, "%s: --cleanup exited %d: %s", backend, rc, out);
+	/* The blk tracer outlives its reader: what its ring holds is read too. */
+	bool ring_outlives = strcmp(backend, "tracefs") == 0;
+	if (ring_outlives)
+		cr_expect(strstr(out, "events the kernel still held") != NULL, "%s: --cleanup said: %s", backend, out);
+	free(out);
+	char why[512];
+	cr_expect(cf_kernel_clean(why, sizeof why), "%s: after --cleanup: %s", backend, why);
+	char spool[700];
+	snprintf(spool, sizeof spool, "%s/%s.blktrace.spool", cf.dir, backend);
+	cr_expect_neq(access(spool, F_OK), 0, "%s: spool still there after --cleanup", backend);
+
+	char *text = NULL;
+	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -", cf.dir,
+		     backend, cf.dir, backend);
+	cr_assert_eq(rc, 0, "%s: recovered file not valid", backend);
+	unsigned char q[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
+	for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char act[8], rwbs[16];
+		unsigned long long sector;
+		unsigned size;
+		if (sscanf(line, " %*u,%*u %*u %*u %*f %*u %7s %15s %llu + %u", act, rwbs, &sector, &size) != 4)
+			continue;
+		if (rwbs[0] != 'W' || size != 8 || sector % 8 || sector / 8 >= K9_IOS)
+			continue;
+		if (strcmp(act, "Q") == 0)
+			q[sector / 8]++;
+		else if (strcmp(act, "C") == 0)
+			c[sector / 8]++;
+	}
+	free(text);
+	size_t due = 0, missing = 0, before_kill = 0, kept = 0, after = 0, after_kept = 0;
+	int first_missing = -1;
+	for (int i = 0; i < K9_IOS; i++) {
+		if (ring_outlives && issued[i] > killed_at + 100000000ull) {
+			/* still traced into the ring until --cleanup stopped it */
+			after++;
+			after_kept += q[i] == 1 && c[i] == 1;
+		}
+		if (issued[i] && issued[i] < killed_at)
+			before_kill++;
+		if (q[i] == 1 && c[i] == 1)
+			kept++;
+		if (!issued[i] || issued[i] + 1000000000ull > killed_at)
+			continue;
+		due++;
+		if (q[i] != 1 || c[i] != 1) {
+			missing++;
+			if (first_missing < 0)
+				first_missing = i;
+		}
+	}
+	cr_expect_geq(due, 100, "%s: only %zu writes issued over 1 s before the kill (test is void)", backend, due);
+	cr_expect_eq(missing, 0,
+		     "%s: %zu of the %zu writes issued over 1 s before the kill are missing (first: #%d); "
+		     "%zu of %zu issued before it kept",
+		     backend, missing, due, first_missing, kept, before_kill);
+	if (ring_outlives) {
+		cr_expect_geq(after, 50, "%s: only %zu writes after the kill (test is void)", backend, after);
+		cr_expect_eq(after_kept, after, "%s: %zu of the %zu writes after the kill, still in the ring, recovered",
+			     backend, after_kept, after);
+	}
+	munmap(issued, K9_IOS * sizeof *issued);
+}
+
+Test(capture_safety, kill9_keeps_all_but_the_last_second_on_every_backend, .timeout = 240)
+{
+	cf_kernel_test(16);
+	char names[8][16];
+	size_t n = cf_backends(names, 8);
+	for (size_t i = 0; i < n; i++)
+		kill9_keeps_all_but_the_last_second(names[i]);
 }

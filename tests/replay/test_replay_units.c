@@ -398,33 +398,57 @@ Test(depth, default_capped_at_smallest_queue)
 	target t[3] = { { .path = "a.img" }, { .path = "/dev/big", .queue_depth = 1023 },
 			{ .path = "/dev/small", .queue_depth = 64 } };
 	/* timed: the default, lowered to the smallest queue */
-	depth_plan p = depth_choose(0, false, 7, true, t, 3);
+	depth_plan p = depth_choose(0, false, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(p.capped);
 	cr_expect_str_eq(p.queue_of, "/dev/small");
 	cr_expect_eq(p.queue, 64);
 	/* files only: no queue to respect */
-	p = depth_choose(0, false, 7, true, t, 1);
+	p = depth_choose(0, false, 7, true, t, 1, 0);
 	cr_expect_eq(p.depth, DEPTH_DEFAULT);
 	cr_expect(!p.capped);
 	cr_expect_eq(p.queue, 0);
 	/* --no-stall keeps the trace's depth when it fits */
-	p = depth_choose(0, true, 7, true, t, 3);
+	p = depth_choose(0, true, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 7);
 	cr_expect(!p.capped);
 	/* ... is capped when it does not, and a trace without completions (no
 	 * depth to measure) starts from the default */
-	p = depth_choose(0, true, 200, true, t, 3);
+	p = depth_choose(0, true, 200, true, t, 3, 0);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(p.capped);
-	p = depth_choose(0, true, 0, false, t, 2);
+	p = depth_choose(0, true, 0, false, t, 2, 0);
 	cr_expect_eq(p.depth, DEPTH_DEFAULT);
 	/* --max-inflight is obeyed, and flagged when above the queue */
-	p = depth_choose(100, false, 7, true, t, 3);
+	p = depth_choose(100, false, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 100);
 	cr_expect(p.above_queue);
 	cr_expect(!p.capped);
-	p = depth_choose(64, true, 7, true, t, 3);
+	p = depth_choose(64, true, 7, true, t, 3, 0);
+	cr_expect_eq(p.depth, 64);
+	cr_expect(!p.above_queue);
+}
+
+/* one request per CPU that may be completing stays free, never all of them */
+Test(depth, spare_requests_for_completions)
+{
+	target t[2] = { { .path = "/dev/small", .queue_depth = 64 }, { .path = "/dev/tiny", .queue_depth = 2 } };
+	depth_plan p = depth_choose(0, false, 7, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	cr_expect(p.capped);
+	cr_expect_eq(p.queue, 64);
+	cr_expect_eq(p.spare, 2);
+	p = depth_choose(0, true, 63, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	p = depth_choose(0, true, 62, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	cr_expect(!p.capped);
+	cr_expect_eq(p.spare, 0);
+	p = depth_choose(0, false, 7, true, t, 2, 4);
+	cr_expect_eq(p.depth, 1);
+	cr_expect_eq(p.spare, 1);
+	/* an explicit depth is not lowered */
+	p = depth_choose(64, false, 7, true, t, 1, 2);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(!p.above_queue);
 }

@@ -7,6 +7,7 @@
  * replay compared IO by IO with the trace, and the order kept when the
  * replay outruns the device's queue. Skips only where not root. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,119 @@ Test(replay_kernel, refuses_signature_and_mounted)
 	rc = rf_replay(&out, &err, "'%s' -d %s --force --no-stall -q", trace, dev);
 	cr_assert_eq(rc, 0, "--force reads a mounted device: %s", err);
 	free(out);
+	free(err);
+}
+
+static char *sha256_of(const char *file)
+{
+	char *out = NULL;
+	cr_assert_eq(tu_runf(&out, NULL, NULL, "sync && sha256sum '%s'", file), 0);
+	out[strcspn(out, " ")] = 0;
+	return out;
+}
+
+/* --write --force onto target must be refused (exit 1, message naming
+ * why), and the image behind it must not change. */
+static void refused_untouched(const char *trace, const char *target, const char *img, const char *why)
+{
+	char *before = sha256_of(img), *out = NULL, *err = NULL;
+	int rc = rf_replay(&out, &err, "'%s' -d '%s' --write --force --no-stall -q", trace, target);
+	cr_assert_eq(rc, 1, "%s onto %s: exit %d: %s %s", why, target, rc, out, err);
+	cr_assert(strstr(err, why) && strstr(err, "never written"), "%s: %s", target, err);
+	char *after = sha256_of(img);
+	cr_assert_str_eq(before, after, "%s changed under a refused replay onto %s", img, target);
+	free(before);
+	free(after);
+	free(out);
+	free(err);
+}
+
+static void mount_it(const char *dev)
+{
+	char *err = NULL;
+	snprintf(rf.mnt, sizeof rf.mnt, "%s/mnt", rf.dir);
+	cr_assert_eq(tu_runf(NULL, NULL, &err, "mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 %s "
+			     "&& mkdir -p '%s' && mount %s '%s'", dev, rf.mnt, dev, rf.mnt), 0, "%s", err);
+	free(err);
+}
+
+static void unmount_it(void)
+{
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "umount '%s'", rf.mnt), 0);
+	rf.mnt[0] = 0;
+}
+
+/* An MBR with two Linux partitions of 20 MiB, at 1 MiB and at 22 MiB. */
+static void write_mbr(const char *img)
+{
+	uint8_t mbr[512] = { 0 };
+	const uint32_t start[2] = { 2048, 45056 }, count = 40960;
+	for (int i = 0; i < 2; i++) {
+		uint8_t *e = mbr + 446 + 16 * i;
+		e[4] = 0x83;
+		for (int b = 0; b < 4; b++) {
+			e[8 + b] = (uint8_t)(start[i] >> (8 * b));
+			e[12 + b] = (uint8_t)(count >> (8 * b));
+		}
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	int fd = open(img, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, mbr, sizeof mbr, 0), (ssize_t)sizeof mbr);
+	close(fd);
+}
+
+/* Whatever the flags, a target in use is never written: a mounted device,
+ * the regular file behind a mounted loop device, a partition whose sibling
+ * is mounted and the disk under a mounted partition, and a device another
+ * program holds open with O_EXCL. --force only overrides the signature and
+ * traced-device checks, as the last replay shows. */
+Test(replay_kernel, targets_in_use_never_written)
+{
+	const char *dev = rf_loop(0, 64);
+	char img[512];
+	snprintf(img, sizeof img, "%s", rf_path("img0"));
+	const char *trace = rf_trace("t.blktrace");
+	mount_it(dev);
+	refused_untouched(trace, dev, img, "mounted on");
+	refused_untouched(trace, img, img, "backing file of");
+	unmount_it();
+
+	/* a partitioned loop device over a file of ours */
+	char disk_img[512], *out = NULL;
+	snprintf(disk_img, sizeof disk_img, "%s", rf_path("img1"));
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "truncate -s 64M '%s'", disk_img), 0);
+	write_mbr(disk_img);
+	cr_assert_eq(tu_runf(&out, NULL, NULL, "losetup -P --find --show '%s'", disk_img), 0);
+	snprintf(rf.loop[1], sizeof rf.loop[1], "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	char p1[80], p2[80];
+	snprintf(p1, sizeof p1, "%sp1", rf.loop[1]);
+	snprintf(p2, sizeof p2, "%sp2", rf.loop[1]);
+	for (int i = 0; i < 25 && (access(p1, F_OK) || access(p2, F_OK)); i++)
+		usleep(20000); /* devtmpfs creates the partition nodes */
+	if (access(p2, F_OK)) /* a kernel without the MBR parser: add them (BLKPG) */
+		cr_assert_eq(tu_runf(NULL, NULL, NULL, "addpart %s 1 2048 40960 && addpart %s 2 45056 40960",
+				     rf.loop[1], rf.loop[1]), 0);
+	for (int i = 0; i < 100 && (access(p1, F_OK) || access(p2, F_OK)); i++)
+		usleep(20000);
+	cr_assert_eq(access(p2, F_OK), 0, "no %s after losetup -P", p2);
+	mount_it(p1);
+	refused_untouched(trace, p2, disk_img, "another partition of its disk");
+	refused_untouched(trace, rf.loop[1], disk_img, "a partition of it");
+	refused_untouched(trace, disk_img, disk_img, "backing file of");
+	unmount_it();
+
+	/* someone else holds it open exclusively */
+	int fd = open(dev, O_RDONLY | O_EXCL);
+	cr_assert_geq(fd, 0, "O_EXCL open of %s", dev);
+	refused_untouched(trace, dev, img, "busy");
+	close(fd);
+	/* in use by nobody: --force writes over the ext4 signature */
+	char *err = NULL;
+	int rc = rf_replay(NULL, &err, "'%s' -d %s --write --force --no-stall -q", trace, dev);
+	cr_assert_eq(rc, 0, "%s", err);
 	free(err);
 }
 

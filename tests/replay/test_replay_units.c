@@ -16,6 +16,7 @@
 #include "../../replay/pattern.c"
 #include "../../replay/plan.c"
 #include "../../replay/probe.c"
+#include "../../replay/safety.c"
 #include "../../replay/scan.c"
 #include "../../replay/target.c"
 
@@ -451,4 +452,38 @@ Test(depth, spare_requests_for_completions)
 	p = depth_choose(64, false, 7, true, t, 1, 2);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(!p.above_queue);
+}
+
+/* A regular file is matched to the loop device whose backing_file names it
+ * (by device and inode, so another path to it matches too), never to one
+ * backed by another file. */
+Test(safety, backing_file_of_a_loop_device)
+{
+	char *root = tu_tmpdir();
+	char cmd[2048], img[600], other[600];
+	snprintf(img, sizeof img, "%s/disk.img", root);
+	snprintf(other, sizeof other, "%s/other.img", root);
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && touch disk.img other.img && ln disk.img hard.img && "
+		 "mkdir -p sys/loop3/loop sys/loop7/loop sys/sda && "
+		 "echo '%s' > sys/loop3/loop/backing_file && echo 7:3 > sys/loop3/dev && "
+		 "echo '%s/hard.img' > sys/loop7/loop/backing_file && echo 7:7 > sys/loop7/dev && "
+		 "echo 8:0 > sys/sda/dev", root, other, root);
+	cr_assert_eq(system(cmd), 0);
+	char sys[600], loop[64];
+	snprintf(sys, sizeof sys, "%s/sys", root);
+	struct stat st;
+	cr_assert_eq(stat(img, &st), 0);
+	dev_t lr = 0;
+	cr_assert(safety_backing_loop(sys, &st, loop, sizeof loop, &lr));
+	cr_expect_str_eq(loop, "/dev/loop7");
+	cr_expect_eq(lr, makedev(7, 7));
+	snprintf(cmd, sizeof cmd, "%s/none.img", root);
+	FILE *f = fopen(cmd, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_expect(!safety_backing_loop(sys, &st, loop, sizeof loop, &lr));
+	cr_expect(!safety_backing_loop("/nonexistent", &st, loop, sizeof loop, &lr));
+	tu_tmpdir_remove(root);
 }

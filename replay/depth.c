@@ -1,7 +1,8 @@
 #include "depth.h"
 
 depth_plan depth_choose(unsigned requested, bool no_stall, uint64_t trace_max,
-			bool trace_has_completions, const target *targets, size_t ntargets)
+			bool trace_has_completions, const target *targets, size_t ntargets,
+			unsigned spare)
 {
 	depth_plan p = { 0 };
 	for (size_t i = 0; i < ntargets; i++) {
@@ -21,9 +22,13 @@ depth_plan depth_choose(unsigned requested, bool no_stall, uint64_t trace_max,
 	uint64_t want = DEPTH_DEFAULT;
 	if (no_stall && trace_has_completions && trace_max < DEPTH_DEFAULT)
 		want = trace_max ? trace_max : 1;
-	if (p.queue && want > p.queue) {
-		want = p.queue;
-		p.capped = true;
+	if (p.queue) {
+		unsigned room = spare < p.queue ? p.queue - spare : 1;
+		if (want > room) {
+			want = room;
+			p.spare = p.queue - room;
+			p.capped = true;
+		}
 	}
 	p.depth = (unsigned)want;
 	return p;

@@ -12,6 +12,10 @@
  *   finish   wait for every IO in flight to complete, stop threads, free.
  *   inversions (optional; call before finish) IOs that reached the kernel
  *            after one planned later.
+ *   refusals (optional; call after finish) IOs the device refused at first
+ *            (a full queue) and that were sent again, and how many of those
+ *            went through the kernel's worker threads; only they can reach
+ *            the device out of order.
  *   poll     (optional) deliver the completions that are already there, from
  *            the calling timing thread, without blocking; returns how many.
  *            Lets a timing thread that must wait for completions anyway
@@ -56,6 +60,8 @@ typedef struct engine_ops {
 	uint64_t (*inversions)(void *st);
 	/* optional: completions already there, delivered from the caller */
 	unsigned (*poll)(void *st);
+	/* optional: IOs refused by a full queue and resubmitted */
+	void (*refusals)(void *st, uint64_t *refused, uint64_t *to_workers);
 } engine_ops;
 
 /* Engines in order of preference, NULL-terminated. */

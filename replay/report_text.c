@@ -32,7 +32,8 @@ static void targets_line(FILE *out, const replay_result *r)
 	fprintf(out, "engine %s (%s), at most %u in flight", r->engine, r->engine_desc, r->depth);
 	const depth_plan *dp = r->depth_plan;
 	if (dp && dp->capped)
-		fprintf(out, " (the request queue of %s)", dp->queue_of);
+		fprintf(out, " (the request queue of %s holds %u; %u kept free for completions "
+			"in progress)", dp->queue_of, dp->queue, dp->spare);
 	else if (dp && dp->above_queue)
 		fprintf(out, " (more than the %u requests %s's queue holds: order may suffer)",
 			dp->queue, dp->queue_of);
@@ -118,6 +119,10 @@ static void timing(FILE *out, const replay_result *r, const fidelity *f)
 			f->inflight_avg, (unsigned long long)f->inflight_max);
 	fprintf(out, "  order          %llu inversions as handed to the kernel (a capture shows the device's order)\n",
 		(unsigned long long)r->inversions);
+	if (r->refused)
+		fprintf(out, "  queue full     %llu IOs refused by the device's queue and sent again, %llu of "
+			"them through io_uring's workers: only these can reach the device out of order\n",
+			(unsigned long long)r->refused, (unsigned long long)r->refused_to_workers);
 	static const char *dir[2] = { "read", "write" };
 	for (int i = 0; i < 2; i++)
 		if (f->lat[i].n)

@@ -148,6 +148,8 @@ static void finish_report(run_ctx *c, int *status)
 	r.duration_ns = s->stats.last_issue > s->t_start ? s->stats.last_issue - s->t_start : 0;
 	r.wall_ns = s->stats.last_done > s->t_start ? s->stats.last_done - s->t_start : 0;
 	r.inversions = s->inversions + (s->eng->inversions ? s->eng->inversions(s->eng_state) : 0);
+	if (s->eng->refusals)
+		s->eng->refusals(s->eng_state, &r.refused, &r.refused_to_workers);
 	br_error err;
 	br_error_clear(&err);
 	if (s->tl) {
@@ -236,12 +238,13 @@ static int prepare(run_ctx *c, br_error *err)
 			"them onto %s (--map keeps them apart)\n", c->scan.ndevices, o->maps[0].path);
 	session *s = &c->s;
 	c->depth = depth_choose(o->max_inflight, o->no_stall, c->scan.trace_inflight_max,
-				c->scan.completed, c->targets, c->ntargets);
+				c->scan.completed, c->targets, c->ntargets,
+				(unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	s->depth = c->depth.depth;
 	if (c->depth.above_queue)
 		fprintf(stderr, "blkreel-replay: warning: --max-inflight %u is more than %s's queue "
-			"holds (%u requests); IOs beyond it wait in io_uring's worker threads, "
-			"which can reorder them\n", o->max_inflight, c->depth.queue_of,
+			"holds (%u requests); the device refuses IOs beyond it, and those sent "
+			"again reach it out of order\n", o->max_inflight, c->depth.queue_of,
 			c->depth.queue);
 	s->targets = c->targets;
 	s->ntargets = c->ntargets;

@@ -22,10 +22,12 @@ int setup_targets(run_ctx *c, br_error *err)
 			continue;
 		target *t = &c->targets[c->ntargets];
 		int rc = target_stat(t, o->maps[i].path, err);
-		if (!rc && !o->force)
-			rc = safety_check_use(t, err);
 		if (!rc)
-			rc = target_open(t, o->write, !o->force, err);
+			rc = safety_check_use(t, o->write, o->force, err);
+		/* O_EXCL, so nobody mounts or claims it while we write; only a
+		 * --force replay that reads goes without */
+		if (!rc)
+			rc = target_open(t, o->write, o->write || !o->force, err);
 		if (rc)
 			return rc;
 		c->ntargets++;

@@ -82,8 +82,11 @@ int target_open(target *t, bool write, bool excl, br_error *err)
 		int e = errno;
 		if (e == EBUSY)
 			return br_error_set(err, BR_ESYS, e, t->path, -1,
-					    "busy: mounted or opened exclusively by another program "
-					    "(--force to replay anyway)");
+					    write ? "refusing to write: busy, mounted or opened "
+						    "exclusively by another program; never written, "
+						    "--force or not"
+						  : "busy: mounted or opened exclusively by another "
+						    "program (--force to read it anyway)");
 		return br_error_set(err, BR_ESYS, e, t->path, -1, "opening the target");
 	}
 	t->excl = ex != 0;

@@ -99,6 +99,33 @@ Test(parse_cli, bad_input_is_one_clear_line)
 	free(data);
 }
 
+/* An empty per-CPU set is empty input however it is named: NAME, a member
+ * NAME.blktrace.K of a set, or a lone NAME.blktrace.0 all exit 1 with the
+ * "empty input" line, like one empty file, and write nothing. */
+Test(parse_cli, empty_cpu_set_is_empty_input_by_any_name)
+{
+	char base[1024], f0[1100], f1[1100];
+	snprintf(base, sizeof base, "%s/idle", tu_dir);
+	snprintf(f0, sizeof f0, "%s.blktrace.0", base);
+	snprintf(f1, sizeof f1, "%s.blktrace.1", base);
+	cr_assert_eq(tu_write_file(f0, "", 0), 0);
+	for (int files = 1; files <= 2; files++) {
+		if (files == 2)
+			cr_assert_eq(tu_write_file(f1, "", 0), 0);
+		const char *names[] = { base, f0, f1 };
+		for (int n = 0; n < files + 1; n++) {
+			char *out = NULL, *err = NULL;
+			int rc = tu_runf(&out, NULL, &err, "'%s' '%s'", parse(), names[n]);
+			cr_expect_eq(rc, 1, "%d files, as %s: exit %d", files, names[n], rc);
+			cr_expect(strstr(err, "empty input"), "%d files, as %s: %s", files, names[n], err);
+			cr_expect_eq(tu_count_lines(err, ""), 1, "one line: %s", err);
+			cr_expect_str_eq(out, "", "as %s", names[n]);
+			free(out);
+			free(err);
+		}
+	}
+}
+
 Test(parse_cli, compressed_file_is_read_by_blkparse)
 {
 	if (!tu_have("blkparse"))

@@ -298,6 +298,62 @@ Test(parse_oracle, synthetic_sets_file_mode)
 	tu_tmpdir_remove(dir);
 }
 
+/* A per-CPU set where pids have several process-name records: pid 0 is
+ * "swapper/N" in each CPU's file (the later CPU's record first in time),
+ * pid 500 is renamed within one file (exec) and named differently on the
+ * other CPU, pid 700 is named only in each file's second 512-record batch,
+ * in the opposite order in time. blkparse keeps the first name it reads for a pid, in its
+ * reading order (CPU files in turn, a batch at a time), whatever the times. */
+static void write_names_set(const char *dir, const char *name, unsigned per_cpu)
+{
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		tg_buf b = { 0 };
+		uint32_t seq = 0;
+		uint64_t t = 1000000000ull + (cpu ? 1 : 5);
+		char swapper[16];
+		snprintf(swapper, sizeof swapper, "swapper/%u", cpu);
+		br_event e = tg_process(t, cpu, 0, swapper);
+		tg_append(&b, &e, false);
+		e = tg_process(t, cpu, 500, cpu ? "bash" : "sh");
+		tg_append(&b, &e, false);
+		for (unsigned i = 0; i < per_cpu; i++) {
+			t += 1000 + cpu * 3;
+			if (i == per_cpu / 3 && cpu == 0) {
+				e = tg_process(t, cpu, 500, "fio");
+				tg_append(&b, &e, false);
+			}
+			if (i == (cpu ? 600u : 700u)) {
+				/* both in each file's second batch (records 1024..1535):
+				 * late1 comes first in time, but blkparse reads CPU 0's
+				 * batch first and keeps late0 */
+				e = tg_process(t, cpu, 700, cpu ? "late1" : "late0");
+				tg_append(&b, &e, false);
+			}
+			uint32_t pid = i % 3 == 0 ? 0 : i % 3 == 1 ? 500 : 700;
+			e = tg_io(t, BR_MKDEV(8, 0), cpu, TG_Q_R, 8ull * (i + cpu * 100000), 4096, pid);
+			e.sequence = ++seq;
+			tg_append(&b, &e, false);
+			e = tg_io(t + 400, BR_MKDEV(8, 0), cpu, TG_C_R, 8ull * (i + cpu * 100000), 4096, pid);
+			e.sequence = ++seq;
+			tg_append(&b, &e, false);
+		}
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s.blktrace.%u", dir, name, cpu);
+		cr_assert_eq(tg_write(&b, path), 0);
+		tg_free(&b);
+	}
+}
+
+Test(parse_oracle, first_process_name_wins_file_mode)
+{
+	need_tools();
+	char *dir = tu_tmpdir();
+	cr_assert_not_null(dir);
+	write_names_set(dir, "names", 900);
+	compare_set("several names per pid", dir, "names", NULL);
+	tu_tmpdir_remove(dir);
+}
+
 Test(parse_oracle, synthetic_stream_pipe_mode)
 {
 	need_tools();

@@ -381,6 +381,52 @@ Test(fmt_text, blkparse_fields_remap_error_summary)
 	done(&g);
 }
 
+/* Text from a 2.6-era blkparse: barrier writes print "WBS" (BLK_TC_BARRIER,
+ * the bit later renamed FLUSH), and kernel output has "DE" for a secure
+ * erase. Both read, mapped to the nearest categories, and --info's note
+ * says what was mapped and how often. */
+Test(fmt_text, blkparse_older_rwbs_letters)
+{
+	const char *p = write_input("old.txt",
+		"  8,0    0        1     0.000000000  4711  Q  WBS 1024 + 8 [kjournald]\n"
+		"  8,0    0        2     0.000002000  4711  D  WBS 1024 + 8 [kjournald]\n"
+		"  8,0    0        3     0.000400000     0  C  WBS 1024 + 8 [0]\n"
+		"  8,0    1        1     0.001000000  4712  Q  RBM 2048 + 8 [ext3]\n"
+		"  8,0    1        2     0.002000000  4713  D  DE 4096 + 2048 [blkdiscard]\n"
+		"  8,0    1        3     0.003000000  4714  Q   W 8192 + 8 [dd]\n");
+	got g;
+	read_all(&g, p, NULL, false);
+	cr_assert_eq(g.rc, 0, "%s", g.err.msg);
+	br_event *e[8];
+	size_t k = 0;
+	for (size_t i = 0; i < g.n && k < 8; i++)
+		if (!br_event_is_notify(&g.ev[i]))
+			e[k++] = &g.ev[i];
+	cr_assert_eq(k, 6);
+	uint32_t barrier_write = BLK_TC_ACT(BLK_TC_WRITE | BLK_TC_FLUSH | BLK_TC_SYNC);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(e[i]->action & barrier_write, barrier_write, "line %d", i + 1);
+	char rwbs[BR_RWBS_MAX];
+	cr_expect_str_eq(br_event_rwbs(e[0], rwbs), "FWS"); /* how blkparse prints a flush now */
+	cr_expect(e[3]->action & BLK_TC_ACT(BLK_TC_META));
+	cr_expect(br_event_is_discard(e[4]) && e[4]->bytes == 2048 * 512);
+	cr_expect_str_eq(br_event_rwbs(e[5], rwbs), "W");
+	cr_assert_not_null(g.info->note);
+	cr_expect(strstr(g.info->note, "B (barrier) -> F (flush) on 4 lines"), "%s", g.info->note);
+	cr_expect(strstr(g.info->note, "E (secure erase) -> D (discard) on 1 lines"), "%s", g.info->note);
+	done(&g);
+	/* E only follows a discard; a letter no version printed stays an error */
+	static const char *const bad[] = { "  8,0    0        1     0.000000000  1  Q  WE 1 + 8 [x]\n",
+					   "  8,0    0        1     0.000000000  1  Q  WBX 1 + 8 [x]\n" };
+	for (size_t i = 0; i < 2; i++) {
+		p = write_input("bad_old.txt", bad[i]);
+		read_all(&g, p, NULL, false);
+		cr_expect_neq(g.rc, 0, "%s accepted", bad[i]);
+		cr_expect(strstr(g.err.msg, "bad RWBS"), "%s", g.err.msg);
+		done(&g);
+	}
+}
+
 Test(fmt_text, blkparse_bad_lines)
 {
 	static const char *const bad[] = {

@@ -447,3 +447,13 @@ Test(reader, version_8_records_in_stream_and_gzip)
 	}
 	tg_free(&b);
 }
+
+/* Every file of the set empty: the same error as one empty file, on the
+ * set's name, at byte 0. */
+Test(reader, all_empty_cpu_set_is_empty_input)
+{
+	tg_buf empty = { 0 };
+	cr_assert_eq(tg_write(&empty, tu_path("idle.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&empty, tu_path("idle.blktrace.1")), 0);
+	expect_error(tu_path("idle"), BR_EFORMAT, 0);
+}

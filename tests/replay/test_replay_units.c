@@ -14,6 +14,7 @@
 #include "../../replay/pattern.c"
 #include "../../replay/plan.c"
 #include "../../replay/probe.c"
+#include "../../replay/safety.c"
 #include "../../replay/scan.c"
 #include "../../replay/target.c"
 
@@ -356,33 +357,91 @@ Test(depth, default_capped_at_smallest_queue)
 	target t[3] = { { .path = "a.img" }, { .path = "/dev/big", .queue_depth = 1023 },
 			{ .path = "/dev/small", .queue_depth = 64 } };
 	/* timed: the default, lowered to the smallest queue */
-	depth_plan p = depth_choose(0, false, 7, true, t, 3);
+	depth_plan p = depth_choose(0, false, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(p.capped);
 	cr_expect_str_eq(p.queue_of, "/dev/small");
 	cr_expect_eq(p.queue, 64);
 	/* files only: no queue to respect */
-	p = depth_choose(0, false, 7, true, t, 1);
+	p = depth_choose(0, false, 7, true, t, 1, 0);
 	cr_expect_eq(p.depth, DEPTH_DEFAULT);
 	cr_expect(!p.capped);
 	cr_expect_eq(p.queue, 0);
 	/* --no-stall keeps the trace's depth when it fits */
-	p = depth_choose(0, true, 7, true, t, 3);
+	p = depth_choose(0, true, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 7);
 	cr_expect(!p.capped);
 	/* ... is capped when it does not, and a trace without completions (no
 	 * depth to measure) starts from the default */
-	p = depth_choose(0, true, 200, true, t, 3);
+	p = depth_choose(0, true, 200, true, t, 3, 0);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(p.capped);
-	p = depth_choose(0, true, 0, false, t, 2);
+	p = depth_choose(0, true, 0, false, t, 2, 0);
 	cr_expect_eq(p.depth, DEPTH_DEFAULT);
 	/* --max-inflight is obeyed, and flagged when above the queue */
-	p = depth_choose(100, false, 7, true, t, 3);
+	p = depth_choose(100, false, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 100);
 	cr_expect(p.above_queue);
 	cr_expect(!p.capped);
-	p = depth_choose(64, true, 7, true, t, 3);
+	p = depth_choose(64, true, 7, true, t, 3, 0);
 	cr_expect_eq(p.depth, 64);
 	cr_expect(!p.above_queue);
+}
+
+/* one request per CPU that may be completing stays free, never all of them */
+Test(depth, spare_requests_for_completions)
+{
+	target t[2] = { { .path = "/dev/small", .queue_depth = 64 }, { .path = "/dev/tiny", .queue_depth = 2 } };
+	depth_plan p = depth_choose(0, false, 7, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	cr_expect(p.capped);
+	cr_expect_eq(p.queue, 64);
+	cr_expect_eq(p.spare, 2);
+	p = depth_choose(0, true, 63, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	p = depth_choose(0, true, 62, true, t, 1, 2);
+	cr_expect_eq(p.depth, 62);
+	cr_expect(!p.capped);
+	cr_expect_eq(p.spare, 0);
+	p = depth_choose(0, false, 7, true, t, 2, 4);
+	cr_expect_eq(p.depth, 1);
+	cr_expect_eq(p.spare, 1);
+	/* an explicit depth is not lowered */
+	p = depth_choose(64, false, 7, true, t, 1, 2);
+	cr_expect_eq(p.depth, 64);
+	cr_expect(!p.above_queue);
+}
+
+/* A regular file is matched to the loop device whose backing_file names it
+ * (by device and inode, so another path to it matches too), never to one
+ * backed by another file. */
+Test(safety, backing_file_of_a_loop_device)
+{
+	char *root = tu_tmpdir();
+	char cmd[2048], img[600], other[600];
+	snprintf(img, sizeof img, "%s/disk.img", root);
+	snprintf(other, sizeof other, "%s/other.img", root);
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && touch disk.img other.img && ln disk.img hard.img && "
+		 "mkdir -p sys/loop3/loop sys/loop7/loop sys/sda && "
+		 "echo '%s' > sys/loop3/loop/backing_file && echo 7:3 > sys/loop3/dev && "
+		 "echo '%s/hard.img' > sys/loop7/loop/backing_file && echo 7:7 > sys/loop7/dev && "
+		 "echo 8:0 > sys/sda/dev", root, other, root);
+	cr_assert_eq(system(cmd), 0);
+	char sys[600], loop[64];
+	snprintf(sys, sizeof sys, "%s/sys", root);
+	struct stat st;
+	cr_assert_eq(stat(img, &st), 0);
+	dev_t lr = 0;
+	cr_assert(safety_backing_loop(sys, &st, loop, sizeof loop, &lr));
+	cr_expect_str_eq(loop, "/dev/loop7");
+	cr_expect_eq(lr, makedev(7, 7));
+	snprintf(cmd, sizeof cmd, "%s/none.img", root);
+	FILE *f = fopen(cmd, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(stat(cmd, &st), 0);
+	cr_expect(!safety_backing_loop(sys, &st, loop, sizeof loop, &lr));
+	cr_expect(!safety_backing_loop("/nonexistent", &st, loop, sizeof loop, &lr));
+	tu_tmpdir_remove(root);
 }

@@ -9,14 +9,16 @@
  * as their payloads. '#' header lines are skipped and the end-of-run
  * summary ("CPUn (dev):", "Total (dev):") ends the input. */
 #include <endian.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fmt_num.h"
 #include "fmt_text.h"
 
-bool fmt_rwbs_category(const char *t, size_t len, uint32_t *category)
+bool fmt_rwbs_category(const char *t, size_t len, uint32_t *category, unsigned *legacy)
 {
 	uint32_t c = 0;
+	unsigned old = 0;
 	size_t i = 0;
 	if (len >= 2 && t[0] == 'F' && strchr("DWRN", t[1])) {
 		c |= BLK_TC_FLUSH;
@@ -37,10 +39,18 @@ bool fmt_rwbs_category(const char *t, size_t len, uint32_t *category)
 		case 'A': c |= BLK_TC_AHEAD; break;
 		case 'S': c |= BLK_TC_SYNC; break;
 		case 'M': c |= BLK_TC_META; break;
+		case 'B': c |= BLK_TC_FLUSH; old |= FMT_RWBS_BARRIER; break;
+		case 'E':
+			if (!(c & BLK_TC_DISCARD))
+				return false; /* the kernel prints it only after D */
+			old |= FMT_RWBS_SECURE_ERASE;
+			break;
 		default: return false;
 		}
 	}
 	*category = c;
+	if (legacy)
+		*legacy = old;
 	return true;
 }
 
@@ -125,9 +135,31 @@ static bool sector_len(const char **p, br_event *ev, bool *has)
 	return true;
 }
 
+/* Lines whose RWBS had letters of older versions, for the note. */
+typedef struct blkparse_state {
+	uint64_t barrier, secure_erase;
+} blkparse_state;
+
+static void note_legacy(blkparse_state *st, fmt_ctx *c, unsigned legacy)
+{
+	st->barrier += (legacy & FMT_RWBS_BARRIER) != 0;
+	st->secure_erase += (legacy & FMT_RWBS_SECURE_ERASE) != 0;
+	int n = snprintf(c->note, sizeof c->note, "blkparse's text output; RWBS letters of older "
+			 "kernels mapped to the nearest categories:");
+	if (st->barrier && n > 0 && (size_t)n < sizeof c->note)
+		n += snprintf(c->note + n, sizeof c->note - (size_t)n,
+			      " B (barrier) -> F (flush) on %llu lines;", (unsigned long long)st->barrier);
+	if (st->secure_erase && n > 0 && (size_t)n < sizeof c->note)
+		snprintf(c->note + n, sizeof c->note - (size_t)n,
+			 " E (secure erase) -> D (discard) on %llu lines;",
+			 (unsigned long long)st->secure_erase);
+	size_t l = strlen(c->note);
+	if (l && c->note[l - 1] == ';')
+		c->note[l - 1] = 0;
+}
+
 static int parse(void *state, fmt_ctx *c, char *line, size_t len)
 {
-	(void)state;
 	const char *p = line, *end = line + len;
 	fmt_skip_ws(&p);
 	if (p == end || *p == '#')
@@ -178,8 +210,11 @@ static int parse(void *state, fmt_ctx *c, char *line, size_t len)
 		ev.pdu_len = (uint16_t)n;
 		return fmt_emit(c, &ev, true);
 	}
-	if (!fmt_rwbs_category(tok, tlen, &cat))
+	unsigned legacy = 0;
+	if (!fmt_rwbs_category(tok, tlen, &cat, &legacy))
 		return fmt_bad(c, "bad RWBS '%.*s'", (int)(tlen > 8 ? 8 : tlen), tok);
+	if (legacy)
+		note_legacy(state, c, legacy);
 	ev.action = a->action | BLK_TC_ACT(cat);
 	unsigned code = a->action & 0xff;
 	bool has;
@@ -299,5 +334,6 @@ const fmt_format fmt_blkparse = {
 		"the trace start; names from [brackets] become process records; message text "
 		"is cut to 32 bytes)",
 	.keeps_sequence = true,
+	.state_size = sizeof(blkparse_state),
 	.parse = parse,
 };

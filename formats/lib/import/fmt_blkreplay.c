@@ -48,7 +48,7 @@ static int parse(void *state, fmt_ctx *c, char *line, size_t len)
 	size_t tlen;
 	fmt_token(&p, ';', &tok, &tlen);
 	uint32_t cat;
-	if (!fmt_rwbs_category(tok, tlen, &cat))
+	if (!fmt_rwbs_category(tok, tlen, &cat, NULL))
 		return fmt_bad(c, "bad op '%.*s' (want R or W)", (int)(tlen > 8 ? 8 : tlen), tok);
 	if (!semi(&p) || !fmt_fixed(&p, 9, &delay))
 		return fmt_bad(c, "bad replay_delay");

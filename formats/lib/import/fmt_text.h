@@ -83,8 +83,13 @@ bool fmt_looks_text(const uint8_t *data, size_t len);
 
 /* blkparse's RWBS column ("WS", "FWFS", "RA", "D", "N") → BLK_TC_* bits
  * (unshifted). R and N set BLK_TC_READ like the kernel does for every
- * non-write; D sets DISCARD and WRITE. False when it is not an RWBS. */
-bool fmt_rwbs_category(const char *tok, size_t len, uint32_t *category);
+ * non-write; D sets DISCARD and WRITE. Letters that only older kernels and
+ * blkparse versions printed map to the nearest bits and are reported in
+ * *legacy (FMT_RWBS_* bits; legacy may be NULL): B, a barrier (2.6 kernels,
+ * "WBS"), becomes FLUSH, the bit BLK_TC_BARRIER was renamed to; E, a secure
+ * erase ("DE"), becomes DISCARD. False when it is not an RWBS. */
+enum { FMT_RWBS_BARRIER = 1, FMT_RWBS_SECURE_ERASE = 2 };
+bool fmt_rwbs_category(const char *tok, size_t len, uint32_t *category, unsigned *legacy);
 
 /* The formats (fmt_<name>.c). */
 extern const fmt_format fmt_blkparse, fmt_blkreplay, fmt_disksim, fmt_msr, fmt_fiu, fmt_fio;

@@ -238,6 +238,14 @@ static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
 		if (src) /* empty per-CPU files are normal: that CPU did no IO */
 			out->sources[out->nsources++] = src;
 	}
+	if (out->nsources == 0) {
+		/* but not all of them: the same error as one empty file */
+		free(out->sources);
+		out->sources = NULL;
+		return br_error_set(err, BR_EFORMAT, 0, set_name, 0,
+				    "empty input: no trace records (%zu per-CPU file%s, %s%s, all empty)",
+				    nfiles, nfiles == 1 ? "" : "s", files[0].path, nfiles > 1 ? " ..." : "");
+	}
 	return 0;
 }
 

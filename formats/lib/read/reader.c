@@ -5,7 +5,14 @@
  * the following stream's, and a stream that falls behind is re-inserted
  * after the head if it ties with it, otherwise before any stream it ties
  * with. With that, equal timestamps on different CPUs come out in the order
- * blkparse prints them. */
+ * blkparse prints them.
+ *
+ * Process names follow blkparse too: it reads each CPU file a batch at a
+ * time (512 records, not counting notify records), all files' first
+ * batches before printing anything and a file's next batch once its last
+ * one is printed, and keeps the first name it reads for a pid. Each stream
+ * reads ahead in the same batches, and a pid's name is the first one any
+ * batch brought, so lines get the name blkparse gives them. */
 #include "blkreel/reader.h"
 
 #include <errno.h>
@@ -15,12 +22,23 @@
 #include "common/comm_table.h"
 #include "input_detect.h"
 
+enum { BATCH_RECORDS = 512 }; /* blkparse's rb_batch default */
+
 typedef struct stream {
 	br_source *src;
 	size_t input;        /* index into inputs */
 	br_event head;       /* valid when has_head */
 	bool has_head;
 	struct stream *next; /* merge order */
+	/* the batch read ahead: events, their pdus in one arena */
+	br_event *batch;
+	size_t *pdu_at;
+	size_t nbatch, pos, cap;
+	uint8_t *pdus;
+	size_t pdus_len, pdus_cap;
+	int pending_rc;      /* the source failed after the batch: say so once it is used up */
+	br_error pending_err;
+	bool src_end;
 } stream;
 
 typedef struct held_event { /* notify records met while finding the start */
@@ -55,11 +73,104 @@ struct br_reader {
 	bool finished;
 };
 
-static int stream_advance(stream *s, br_error *err)
+static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed);
+
+/* Keep one record of the batch (its pdu copied). */
+static int batch_push(stream *s, const br_event *ev)
 {
-	int rc = s->src->ops->next(s->src, &s->head, err);
-	s->has_head = rc == 1;
-	return rc < 0 ? rc : 0;
+	if (s->nbatch == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : BATCH_RECORDS + 16;
+		br_event *b = realloc(s->batch, cap * sizeof *b);
+		if (!b)
+			return BR_ENOMEM;
+		s->batch = b;
+		size_t *at = realloc(s->pdu_at, cap * sizeof *at);
+		if (!at)
+			return BR_ENOMEM;
+		s->pdu_at = at;
+		s->cap = cap;
+	}
+	if (s->pdus_len + ev->pdu_len > s->pdus_cap) {
+		size_t cap = s->pdus_cap ? s->pdus_cap : 4096;
+		while (cap < s->pdus_len + ev->pdu_len)
+			cap *= 2;
+		uint8_t *p = realloc(s->pdus, cap);
+		if (!p)
+			return BR_ENOMEM;
+		s->pdus = p;
+		s->pdus_cap = cap;
+	}
+	if (ev->pdu_len)
+		memcpy(s->pdus + s->pdus_len, ev->pdu, ev->pdu_len);
+	s->pdu_at[s->nbatch] = s->pdus_len;
+	s->pdus_len += ev->pdu_len;
+	s->batch[s->nbatch++] = *ev;
+	return 0;
+}
+
+/* Read the stream's next batch, learning the names in it. A read error
+ * after some records is kept until they are used up. */
+static int batch_fill(br_reader *r, stream *s, br_error *err)
+{
+	s->nbatch = s->pos = s->pdus_len = 0;
+	unsigned records = 0;
+	while (!s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
+		br_event ev;
+		int rc = s->src->ops->next(s->src, &ev, &s->pending_err);
+		if (rc < 0) {
+			s->pending_rc = rc;
+			break;
+		}
+		if (rc == 0) {
+			s->src_end = true;
+			break;
+		}
+		if (batch_push(s, &ev))
+			return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+		if (br_event_is_notify(&ev)) {
+			bool changed = false;
+			learn_comm(r->comms, &ev, &changed);
+			if (changed)
+				r->cache_valid = false;
+		} else {
+			records++;
+		}
+	}
+	return 0;
+}
+
+static int stream_advance(br_reader *r, stream *s, br_error *err)
+{
+	if (s->pos == s->nbatch) {
+		int rc = batch_fill(r, s, err);
+		if (rc)
+			return rc;
+	}
+	if (s->pos == s->nbatch) {
+		s->has_head = false;
+		if (s->pending_rc) {
+			int rc = s->pending_rc;
+			s->pending_rc = 0;
+			s->src_end = true;
+			if (err)
+				*err = s->pending_err;
+			return rc;
+		}
+		return 0;
+	}
+	s->head = s->batch[s->pos];
+	s->head.pdu = s->head.pdu_len ? s->pdus + s->pdu_at[s->pos] : NULL;
+	s->pos++;
+	s->has_head = true;
+	return 0;
+}
+
+/* A seek makes what was read ahead stale. */
+static void stream_drop_batch(stream *s)
+{
+	s->nbatch = s->pos = s->pdus_len = 0;
+	s->src_end = false;
+	s->pending_rc = 0;
 }
 
 /* blkparse's ms_sort: see the comment at the top of this file. */
@@ -100,12 +211,14 @@ static int hold_notify(br_reader *r, const br_event *ev)
 	return 0;
 }
 
-static void learn_comm(br_reader *r, const br_event *ev)
+/* The first name read for a pid stays (blkparse's add_ppm_hash). */
+static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed)
 {
-	if (!br_event_is_notify(ev) || br_event_code(ev) != __BLK_TN_PROCESS || !ev->pdu_len)
+	if (!br_event_is_notify(ev) || br_event_code(ev) != __BLK_TN_PROCESS || !ev->pdu_len ||
+	    br_comm_table_get(comms, ev->pid))
 		return;
-	br_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
-	r->cache_valid = false;
+	br_comm_table_set(comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+	*changed = true;
 }
 
 static const char *comm_of(br_reader *r, uint32_t pid)
@@ -127,12 +240,11 @@ static int prime(br_reader *r, br_error *err)
 	for (size_t i = 0; i < r->nstreams; i++) {
 		stream *s = &r->streams[i];
 		for (;;) {
-			int rc = stream_advance(s, err);
+			int rc = stream_advance(r, s, err);
 			if (rc)
 				return rc;
 			if (!s->has_head || !br_event_is_notify(&s->head))
 				break;
-			learn_comm(r, &s->head);
 			if (hold_notify(r, &s->head))
 				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
 		}
@@ -150,10 +262,11 @@ static int apply_window_start(br_reader *r, br_error *err)
 		stream *s = &r->streams[i];
 		if (!s->has_head || s->head.time >= r->window_from || !s->src->ops->seek_time)
 			continue;
+		stream_drop_batch(s);
 		int rc = s->src->ops->seek_time(s->src, r->window_from, err);
 		if (rc < 0)
 			return rc;
-		rc = stream_advance(s, err);
+		rc = stream_advance(r, s, err);
 		if (rc)
 			return rc;
 	}
@@ -176,6 +289,11 @@ void br_reader_close(br_reader *r)
 	if (!r)
 		return;
 	free_inputs(r);
+	for (size_t i = 0; r->streams && i < r->nstreams; i++) {
+		free(r->streams[i].batch);
+		free(r->streams[i].pdu_at);
+		free(r->streams[i].pdus);
+	}
 	free(r->streams);
 	for (size_t i = 0; i < r->nheld; i++)
 		free(r->held[i].pdu);
@@ -273,7 +391,7 @@ int br_reader_next(br_reader *r, br_event *ev, br_error *err)
 			/* the event handed out last is no longer needed */
 			stream *s = r->emitted;
 			r->emitted = NULL;
-			int rc = stream_advance(s, err);
+			int rc = stream_advance(r, s, err);
 			if (rc)
 				return fail(r, rc, err);
 			r->order = s->next;
@@ -298,11 +416,8 @@ int br_reader_next(br_reader *r, br_event *ev, br_error *err)
 			return 0;
 		}
 		r->emitted = h;
-		if (notify) {
-			learn_comm(r, head);
-		} else if (head->time < r->window_from) {
+		if (!notify && head->time < r->window_from)
 			continue;
-		}
 		*ev = *head;
 		if (!notify)
 			ev->comm = comm_of(r, ev->pid);

@@ -150,6 +150,13 @@ int report_json(const char *path, const replay_result *r, const fidelity *f, br_
 	}
 	br_json_end(&j);
 	br_json_kuint(&j, "order_inversions", r->inversions);
+	/* IOs the device's queue refused (RWF_NOWAIT) and that were sent again:
+	 * the only ones that can reach the device out of trace order */
+	br_json_key(&j, "queue_full");
+	br_json_object(&j);
+	br_json_kuint(&j, "refused", r->refused);
+	br_json_kuint(&j, "through_workers", r->refused_to_workers);
+	br_json_end(&j);
 	br_json_key(&j, "latency_ns");
 	br_json_object(&j);
 	latency(&j, "read", &f->lat[0]);

@@ -590,11 +590,15 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	 * RWF_NOWAIT, 800-875 inversions that nothing counted), and the refused
 	 * IOs are the only ones out of order. How many overflow depends on how
 	 * fast the device completes (under ASan and a CPU hog, none did). */
-	cap = rf_captured_replay(dev, &out, "'%s' -d %s --no-stall --max-inflight %u", trace, dev, 2 * nr);
+	const char *rep = rf_path("order.json");
+	cap = rf_captured_replay(dev, &out, "'%s' -d %s --no-stall --max-inflight %u --report '%s'", trace, dev,
+				 2 * nr, rep);
 	inversions = device_inversions(cap, offs, N);
 	refused = refused_in(out);
 	cr_assert_leq(inversions, refused, "%u IOs issued out of trace order, %u refused by the queue",
 		      inversions, refused);
+	cr_assert_eq(rf_json(rep, "['queue_full']['refused']"), refused, "the JSON report's refusals differ from the text's");
+	cr_assert_leq(rf_json(rep, "['queue_full']['through_workers']"), refused);
 	free(out);
 
 	int rc = rf_replay(NULL, &err, "'%s' -d %s -q --no-stall --max-inflight %u", trace, dev, nr + 1);

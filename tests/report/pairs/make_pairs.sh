@@ -18,6 +18,12 @@
 # broken data. So it holds the machine-wide tracer lock (/run/lock/blkreel-tracer.lock) for the
 # whole run, and every capture is checked: a side with requests never completed is captured again.
 set -euo pipefail
+# A pair judges one known difference, so nothing else on the machine may make one side slower:
+# the whole run (fio, the capture, the loop devices' IO) gets the CPU ahead of ordinary work.
+# Under two CPU hogs at nice 0 some sides came out 0.4-11x from what was built without this.
+if [[ ${BLKREEL_PAIRS_NICED:-} != 1 ]] && (($(id -u) == 0)); then
+    BLKREEL_PAIRS_NICED=1 exec nice -n -19 "$0" "$@"
+fi
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)

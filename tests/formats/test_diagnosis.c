@@ -26,6 +26,7 @@ typedef struct job {
 	uint64_t service2_ns;
 	uint64_t think_ns;      /* C → next Q of the stream */
 	uint64_t flush_ns;      /* > 0: a flush (D FN, C FN) of this length after every write */
+	bool fsync_bio;         /* the flush ends with the fsync's own empty bio completing (C WS 0) */
 	unsigned jitter_pct;    /* service and think vary by up to this much */
 	uint32_t seed;
 	unsigned drop_c_every;  /* > 0: lose the C of every k-th IO */
@@ -108,6 +109,12 @@ static void build(const job *j, trace *t)
 				put(t, c + 100, BLK_TA_ISSUE | fn, 0, 0, 100 + s);
 				put(t, c + 100 + j->flush_ns, BLK_TA_COMPLETE | fn, 0, 0, 0);
 				c += 100 + j->flush_ns;
+				if (j->fsync_bio) { /* as ext4 and xfs fsync: Q WS 0 before, C WS 0 after */
+					uint32_t ws = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TC_ACT(BLK_TC_SYNC);
+					put(t, c - j->flush_ns - 50, BLK_TA_QUEUE | ws, 0, 0, 100 + s);
+					put(t, c + 100, BLK_TA_COMPLETE | ws, 0, 0, 0);
+					c += 100;
+				}
 			}
 			sec += bytes >> 9;
 			now = j->interval_ns ? (k + 1) * j->interval_ns + s * 1000
@@ -263,6 +270,21 @@ Test(diagnosis, a_flush_after_every_write_is_flush)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	expect_first(&d, "flush", "R", 1);
+}
+
+/* The device idles after each flush while the writer waits on it; an
+ * fsync's own empty bio completing just after the flush (C FN 0, then
+ * C WS 0) must not turn that idle into the host's think time. */
+Test(diagnosis, idle_after_an_fsyncs_flush_is_flush)
+{
+	job a = base, b = base;
+	a.think_ns = b.think_ns = 0;
+	b.flush_ns = 5 * US;
+	b.fsync_bio = true;
+	b.think_ns = 300 * US; /* the wait after the flush, seen as a gap */
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "flush", "U", 1);
 }
 
 /* The same IOs served in 300 us instead of 100: service_time, in R. */

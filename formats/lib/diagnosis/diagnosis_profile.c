@@ -248,7 +248,10 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 	d->last_c = c;
 	d->gap_open = true;
 	bool empty = r->end == r->start;
-	d->last_c_flush = empty && (r->flags & RQ_FLUSH);
+	/* an fsync's own bio completes, empty, right after the flush it
+	 * issued (C FN 0, then C WS 0): the device stays idle after a flush */
+	if (!empty || (r->flags & RQ_FLUSH))
+		d->last_c_flush = empty && (r->flags & RQ_FLUSH);
 	double q2c = s->done_q2c_sum, nq = (double)s->done_q2c_n;
 	if (nq) {
 		br_diag_slice *sq = &d->fine[slice_at(d, c)];

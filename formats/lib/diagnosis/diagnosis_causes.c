@@ -9,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_RATIO 1.03        /* a smaller outcome difference is no difference */
+/* A timed difference (t over the slices) smaller than this is no
+ * difference: the same job captured twice here came out up to 1.25x apart
+ * (the A/A pairs' tolerance; CI saw service_time named on a 1.09x A/A at
+ * t > 3), a shift between captures the slices within each cannot see.
+ * Counted differences (STRUCTURAL_RATIO) still count from 1.10x. */
+#define MIN_RATIO 1.25
 #define WORK_DIFF 0.10        /* work that differs by more is said first */
 #define STRUCTURAL_RATIO 1.10 /* see br_diagnose */
 /* Same throughput, slower per IO: the same job captured twice on a shared

@@ -105,8 +105,7 @@ struct tgz_job {
 	tgz_job *next;          /* pool queue link */
 	bool done;              /* set under the pool lock */
 	/* which worker runs the job, 0..threads-1 (0 inline), set before run:
-	 * lets a job use per-thread state (the writer's compressors) that
-	 * stays in that core's cache instead of following the job around */
+	 * lets a job use per-thread state (the writer's compressors) */
 	unsigned worker;
 };
 

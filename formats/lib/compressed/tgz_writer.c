@@ -45,9 +45,10 @@ typedef struct tgz_writer {
 	tgz_pool *pool;
 	wslot *slots;
 	unsigned nslots;
-	/* One compressor per worker thread, not per slot: a level-6
-	 * compressor is ~300 KiB of hash tables that every member rewrites,
-	 * so each worker keeps its own warm in its core's cache. */
+	/* One compressor per worker thread, not per ring slot: a level-6
+	 * compressor holds a few hundred KiB of match-finder tables and only
+	 * a running job needs one (2 instead of 5 at 2 threads; peak RSS
+	 * 5.5 -> 4.6 MB, the speed measured the same). */
 	struct libdeflate_compressor **deflaters;
 	unsigned ndeflaters;
 	unsigned head;          /* oldest submitted slot */

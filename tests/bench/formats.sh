@@ -5,7 +5,9 @@
 #   - compressed size and write speed vs gzip -6 (and --fast), and libdeflate
 #     against zlib deflating the same payloads at the same level
 #   - BASELINE_BIN=DIR (optional): a bin/ built from an older commit, timed
-#     beside ours on the same files (e.g. the zlib-based writer and reader)
+#     beside ours on the same files (e.g. the zlib-based writer and reader);
+#     the write is then also timed in WRITE_ROUNDS (default 4) alternating
+#     rounds, ours then the baseline, with the ratio of each round
 #   - text output vs blkparse
 #   - peak memory at 1 M and N events (flat in trace length)
 # Usage: tests/bench/formats.sh [EVENTS]   (default 10000000)
@@ -33,19 +35,37 @@ B=${BASELINE_BIN:+$BASELINE_BIN/blkreel-parse}
 
 echo
 echo "== writing the compressed file ($events events, $(( raw_bytes / 1048576 )) MiB raw)"
-read -r t_gz m_gz _ < <(best 2 sh -c "gzip -6 -c '$work/big.bin' > '$work/gzip6.gz'")
-read -r t_br m_br _ < <(best 2 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
-read -r t_fast m_fast _ < <(best 2 $P --no-progress --fast "$work/big.bin" -o "$work/fast.blktrace.gz")
+read -r t_gz m_gz c_gz < <(best 2 sh -c "gzip -6 -c '$work/big.bin' > '$work/gzip6.gz'")
+read -r t_br m_br c_br < <(best 2 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
+read -r t_fast m_fast c_fast < <(best 2 $P --no-progress --fast "$work/big.bin" -o "$work/fast.blktrace.gz")
 s_gz=$(stat -c %s "$work/gzip6.gz"); s_br=$(stat -c %s "$work/big.blktrace.gz"); s_fast=$(stat -c %s "$work/fast.blktrace.gz")
-printf '%-38s %10s %14s %12s %10s\n' "command" "seconds" "M events/s" "bytes/event" "vs gzip -6"
-printf '%-38s %10s %14s %12s %10s\n' "gzip -6" "$t_gz" "$(rate "$events" "$t_gz")" "$(awk -v s="$s_gz" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "1.00x size"
-printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse -o X.blktrace.gz" "$t_br" "$(rate "$events" "$t_br")" "$(awk -v s="$s_br" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_br" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
-printf '%-38s %10s %14s %12s %10s\n' "blkreel-parse --fast -o X.blktrace.gz" "$t_fast" "$(rate "$events" "$t_fast")" "$(awk -v s="$s_fast" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_fast" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
+# one row: label seconds cpu_seconds bytes
+wrow() {
+	printf '%-38s %8s %8s %6s %11s %12s %11s\n' "$1" "$2" "$3" "$(awk -v c="$3" -v w="$2" 'BEGIN{if (w <= 0) w = 0.01; printf "%.2f", c/w}')" \
+		"$(rate "$events" "$2")" "$(awk -v s="$4" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" \
+		"$(awk -v a="$4" -v b="$s_gz" 'BEGIN{printf "%.3fx", a/b}')"
+}
+printf '%-38s %8s %8s %6s %11s %12s %11s\n' "command" "seconds" "CPU s" "cores" "M events/s" "bytes/event" "size/gzip-6"
+wrow "gzip -6" "$t_gz" "$c_gz" "$s_gz"
+wrow "blkreel-parse -o X.blktrace.gz" "$t_br" "$c_br" "$s_br"
+wrow "blkreel-parse --fast -o X.blktrace.gz" "$t_fast" "$c_fast" "$s_fast"
 if [[ -n $B ]]; then
-	read -r t_base m_base _ < <(best 2 $B --no-progress "$work/big.bin" -o "$work/base.blktrace.gz")
+	read -r t_base m_base c_base < <(best 2 $B --no-progress "$work/big.bin" -o "$work/base.blktrace.gz")
 	s_base=$(stat -c %s "$work/base.blktrace.gz")
-	printf '%-38s %10s %14s %12s %10s\n' "baseline -o X.blktrace.gz" "$t_base" "$(rate "$events" "$t_base")" "$(awk -v s="$s_base" -v n="$events" 'BEGIN{printf "%.2f", s/n}')" "$(awk -v a="$s_base" -v b="$s_gz" 'BEGIN{printf "%.3fx size", a/b}')"
-	echo "write speed vs the baseline build: $(awk -v a="$t_base" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}')"
+	wrow "baseline -o X.blktrace.gz" "$t_base" "$c_base" "$s_base"
+	echo "write speed vs the baseline build: $(awk -v a="$t_base" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}') (best of 2 each), CPU $(awk -v a="$c_base" -v b="$c_br" 'BEGIN{printf "%.2fx", a/b}')"
+	rounds=${WRITE_ROUNDS:-4}
+	echo "write, $rounds alternating rounds (ours, then the baseline):"
+	ratios=()
+	for r in $(seq "$rounds"); do
+		read -r tw _ cw < <(best 1 $P --no-progress "$work/big.bin" -o "$work/big.blktrace.gz")
+		read -r tb _ cb < <(best 1 $B --no-progress "$work/big.bin" -o "$work/base.blktrace.gz")
+		ratios+=("$(awk -v a="$tb" -v b="$tw" 'BEGIN{if (b <= 0) b = 0.01; printf "%.2f", a/b}')")
+		printf '  round %d: ours %5.2f s (%.2f CPU s)  baseline %5.2f s (%.2f CPU s)  %sx\n' \
+			"$r" "$tw" "$cw" "$tb" "$cb" "${ratios[-1]}"
+	done
+	printf '  ratio range %s-%sx\n' "$(printf '%s\n' "${ratios[@]}" | sort -n | head -1)" \
+		"$(printf '%s\n' "${ratios[@]}" | sort -n | tail -1)"
 fi
 echo "write speed vs gzip -6: $(awk -v a="$t_gz" -v b="$t_br" 'BEGIN{printf "%.2fx", a/b}') (default level), $(awk -v a="$t_gz" -v b="$t_fast" 'BEGIN{printf "%.2fx", a/b}') (--fast)"
 echo "size vs gzip -6: $(awk -v a="$s_br" -v b="$s_gz" 'BEGIN{printf "%+.2f %%", (a/b-1)*100}') (goal <= +2 %)"
@@ -67,7 +87,8 @@ fi
 
 echo
 echo "== the codecs alone on the same members, one core (tests/bench/member_codec.c)"
-build/bench/member_codec "$work/big.blktrace.gz" 6
+echo "(sizes vs gzip -6 of the same records; -4 and -5 show what a lower libdeflate level would trade)"
+build/bench/member_codec "$work/big.blktrace.gz" 6 "$s_gz" 4,5
 
 echo
 echo "== text output (blkparse's default format)"

@@ -2,7 +2,11 @@
  * trace file (docs/compressed-format.md), on one core, in one run:
  *   inflate every member's deflate data with each (and check CRC-32), then
  *   deflate every payload again at LEVEL with each.
- * Usage: member_codec FILE.blktrace.gz [LEVEL]   (default 6)
+ * Usage: member_codec FILE.blktrace.gz [LEVEL [REF_BYTES [OTHER_LEVELS]]]
+ *   LEVEL default 6; REF_BYTES: a reference size (the bench passes gzip -6's
+ *   of the same records) that each deflate line is compared with;
+ *   OTHER_LEVELS: a comma list of libdeflate levels also timed (e.g. 4,5),
+ *   to show what another level would trade.
  * Prints one line per codec and job: MB/s of payload, and the total
  * compressed size for the deflate lines. Members are walked by their BC
  * subfield; the writer's 60-byte header is assumed (bench input only). */
@@ -41,11 +45,46 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* Deflate every payload with libdeflate at level, as the writer does (raw
+ * deflate and CRC-32); returns seconds, *size the file bytes it would make. */
+static double libdeflate_members(const member *m, size_t nm, const uint8_t *payloads, int level,
+				 uint8_t *z, uint64_t *size)
+{
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+	if (!c)
+		die("libdeflate: cannot allocate a compressor");
+	*size = 0;
+	double t = now();
+	uint64_t at = 0;
+	for (size_t i = 0; i < nm; i++) {
+		size_t n = libdeflate_deflate_compress(c, payloads + at, m[i].usize, z, 1 << 17);
+		if (!n)
+			die("libdeflate: deflate failed");
+		libdeflate_crc32(0, payloads + at, m[i].usize);
+		*size += n + HDR + 8;
+		at += m[i].usize;
+	}
+	t = now() - t;
+	libdeflate_free_compressor(c);
+	return t;
+}
+
+static void vs_ref(double ref, uint64_t size)
+{
+	if (ref > 0)
+		printf(" %+7.2f %%", ((double)size / ref - 1) * 100);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 3)
-		die("usage: member_codec FILE.blktrace.gz [LEVEL]");
-	int level = argc == 3 ? atoi(argv[2]) : 6;
+	if (argc < 2 || argc > 5)
+		die("usage: member_codec FILE.blktrace.gz [LEVEL [REF_BYTES [OTHER_LEVELS]]]");
+	int level = argc >= 3 ? atoi(argv[2]) : 6;
+	double ref = argc >= 4 ? atof(argv[3]) : 0;
+	const char *others = argc >= 5 ? argv[4] : "";
+	if (level < 1 || level > 9)
+		die("LEVEL must be in 1..9");
 	FILE *f = fopen(argv[1], "rb");
 	if (!f)
 		die("cannot open the file");
@@ -136,29 +175,34 @@ int main(int argc, char **argv)
 	}
 	double t_zd = now() - t;
 	deflateEnd(&ds);
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-	t = now();
-	at = 0;
-	for (size_t i = 0; i < nm; i++) {
-		size_t n = libdeflate_deflate_compress(c, payloads + at, m[i].usize, z, 1 << 17);
-		if (!n)
-			die("libdeflate: deflate failed");
-		libdeflate_crc32(0, payloads + at, m[i].usize);
-		lsize += n + HDR + 8;
-		at += m[i].usize;
-	}
-	double t_ld = now() - t;
-	libdeflate_free_compressor(c);
+	double t_ld = libdeflate_members(m, nm, payloads, level, z, &lsize);
 
 	double mb = (double)total / 1e6;
 	printf("%zu members, %.0f MB of records, one core\n", nm, mb);
-	printf("%-34s %9s %9s %14s\n", "job", "seconds", "MB/s", "file bytes");
+	printf("%-34s %9s %9s %14s%s\n", "job", "seconds", "MB/s", "file bytes",
+	       ref > 0 ? "  vs ref" : "");
 	printf("%-34s %9.3f %9.0f %14s\n", "inflate + CRC, zlib", t_zi, mb / t_zi, "");
 	printf("%-34s %9.3f %9.0f %14s\n", "inflate + CRC, libdeflate", t_li, mb / t_li, "");
-	printf("%-34s %9.3f %9.0f %14llu\n", level == 6 ? "deflate -6 per member, zlib" : "deflate per member, zlib",
-	       t_zd, mb / t_zd, (unsigned long long)zsize);
-	printf("%-34s %9.3f %9.0f %14llu\n", level == 6 ? "deflate -6 per member, libdeflate" : "deflate per member, libdeflate",
-	       t_ld, mb / t_ld, (unsigned long long)lsize);
+	char name[64];
+	snprintf(name, sizeof name, "deflate -%d per member, zlib", level);
+	printf("%-34s %9.3f %9.0f %14llu", name, t_zd, mb / t_zd, (unsigned long long)zsize);
+	vs_ref(ref, zsize);
+	snprintf(name, sizeof name, "deflate -%d per member, libdeflate", level);
+	printf("%-34s %9.3f %9.0f %14llu", name, t_ld, mb / t_ld, (unsigned long long)lsize);
+	vs_ref(ref, lsize);
+	for (const char *o = others; *o;) {
+		char *end;
+		long other = strtol(o, &end, 10);
+		if (end == o || other < 1 || other > 12)
+			die("OTHER_LEVELS: a comma list of libdeflate levels 1..12");
+		uint64_t osize;
+		double t_o = libdeflate_members(m, nm, payloads, (int)other, z, &osize);
+		snprintf(name, sizeof name, "deflate -%ld per member, libdeflate", other);
+		printf("%-34s %9.3f %9.0f %14llu", name, t_o, mb / t_o, (unsigned long long)osize);
+		vs_ref(ref, osize);
+		printf("%-34s %23.2fx zlib -%d's speed\n", "", t_zd / t_o, level);
+		o = *end == ',' ? end + 1 : end;
+	}
 	printf("libdeflate vs zlib: inflate %.2fx, deflate %.2fx (level %d)\n", t_zi / t_li, t_zd / t_ld,
 	       level);
 	free(file);

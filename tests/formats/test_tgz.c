@@ -4,7 +4,11 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -305,6 +309,106 @@ Test(tgz, flush_leaves_a_readable_prefix)
 	free(rb.raw);
 	cr_assert_eq(br_tgz_writer_ops.close(st, &err), 0);
 	free(st);
+	free_trace(&t);
+}
+
+/* ---- a writer killed mid-file --------------------------------------------- */
+
+/* In a child: write t through the compressed writer with 2 threads, never
+ * closing it. stop_after > 0: SIGKILL ourselves after that many events, with
+ * members still being compressed. 0: write slowly until killed from outside. */
+static void child_write_until_killed(const trace *t, const char *path, size_t stop_after)
+{
+	void *st = calloc(1, br_tgz_writer_ops.state_size);
+	br_error err;
+	br_writer_opts o = { .threads = 2 };
+	if (!st || br_tgz_writer_ops.open(st, path, &o, &err))
+		_exit(3);
+	for (size_t i = 0; i < t->n; i++) {
+		if (stop_after && i == stop_after)
+			raise(SIGKILL);
+		if (!stop_after && i % 256 == 0)
+			usleep(200);
+		br_event ev;
+		br_record_decode(t->raw + t->offs[i], false, &ev);
+		if (br_tgz_writer_ops.write(st, &ev, t->raw + t->offs[i],
+					    t->offs[i + 1] - t->offs[i], &err))
+			_exit(4);
+	}
+	for (;;)
+		pause(); /* all written, never closed: the kill still comes mid-file */
+}
+
+/* What a killed writer left must read back, by us and by gzip, as an exact
+ * prefix of what it was given, cut at a member boundary. Returns the
+ * records we read. */
+static size_t check_killed_prefix(const trace *t, const char *f)
+{
+	readback rb = read_path(f, 2, false, false, 0);
+	cr_assert_eq(rb.rc, BR_ETRUNC, "%d %s", rb.rc, rb.err.msg);
+	cr_assert_leq(rb.len, t->len);
+	cr_assert(memcmp(rb.raw, t->raw, rb.len) == 0, "records read back differ");
+	cr_assert_eq(rb.len, t->offs[rb.n], "the prefix ends inside a record");
+	size_t n = rb.n;
+	free(rb.raw);
+	/* salvage reads the same records and names the cut */
+	rb = read_path(f, 2, true, false, 0);
+	cr_assert_eq(rb.rc, 0, "%s", rb.err.msg);
+	cr_assert_eq(rb.n, n);
+	free(rb.raw);
+	/* gzip reads every whole member (and maybe part of a cut one): a prefix */
+	char *out = NULL;
+	size_t olen = 0;
+	tu_runf(&out, &olen, NULL, "gzip -dc '%s' 2>/dev/null", f);
+	cr_assert_geq(olen, t->offs[n]);
+	cr_assert_leq(olen, t->len);
+	cr_assert(olen == 0 || memcmp(out, t->raw, olen) == 0, "gzip's output differs");
+	free(out);
+	return n;
+}
+
+Test(tgz, killed_writer_leaves_a_readable_prefix)
+{
+	trace t = make_trace(60000, 1000, 21);
+	const char *f = tu_path("killed.gz");
+	const size_t stop = 50000;
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		child_write_until_killed(&t, f, stop);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d", status);
+	size_t n = check_killed_prefix(&t, f);
+	/* Only the members in the ring can be lost: 2 x 2 + 1 submitted and the
+	 * one filling, each at most 0xff00 bytes of records. */
+	cr_assert_geq(t.offs[n] + 6 * (size_t)TGZ_PAYLOAD_MAX, t.offs[stop],
+		      "only %zu of %zu records survived", n, stop);
+	free_trace(&t);
+}
+
+Test(tgz, writer_killed_from_outside_leaves_a_readable_prefix)
+{
+	trace t = make_trace(200000, 1000, 22);
+	const char *f = tu_path("killed2.gz");
+	for (int round = 0; round < 3; round++) {
+		unlink(f);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0)
+			child_write_until_killed(&t, f, 0);
+		/* kill at a different point each round: after 64, 300, 900 KiB */
+		off_t want = (off_t)(64 << 10) * (1 + round * round * 3 + round);
+		struct stat sb;
+		for (int i = 0; i < 20000 && (stat(f, &sb) < 0 || sb.st_size < want); i++)
+			usleep(500);
+		kill(pid, SIGKILL);
+		int status;
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			  "round %d: the writer ended on its own (status %d)", round, status);
+		cr_assert_gt(check_killed_prefix(&t, f), 0, "round %d", round);
+	}
 	free_trace(&t);
 }
 

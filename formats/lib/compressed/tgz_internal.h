@@ -104,12 +104,17 @@ struct tgz_job {
 	void (*run)(tgz_job *job);
 	tgz_job *next;          /* pool queue link */
 	bool done;              /* set under the pool lock */
+	/* which worker runs the job, 0..threads-1 (0 inline), set before run:
+	 * lets a job use per-thread state (the writer's compressors) */
+	unsigned worker;
 };
 
 typedef struct tgz_pool tgz_pool;
 
 /* nthreads 0 = no threads (inline). */
 int tgz_pool_create(tgz_pool **out, unsigned nthreads);
+/* Distinct values job->worker can take: nthreads, or 1 inline. */
+unsigned tgz_pool_workers(const tgz_pool *p);
 void tgz_pool_submit(tgz_pool *p, tgz_job *job);
 void tgz_pool_wait(tgz_pool *p, tgz_job *job);
 void tgz_pool_free(tgz_pool *p);

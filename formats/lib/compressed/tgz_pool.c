@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h> /* sysconf */
 
+typedef struct worker_arg {
+	struct tgz_pool *pool;
+	unsigned index;
+} worker_arg;
+
 struct tgz_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* a job was queued, or shutdown */
@@ -17,6 +22,7 @@ struct tgz_pool {
 	bool stop;
 	unsigned nthreads;
 	pthread_t *threads;
+	worker_arg *args;
 };
 
 unsigned tgz_threads_resolve(unsigned threads)
@@ -29,7 +35,8 @@ unsigned tgz_threads_resolve(unsigned threads)
 
 static void *worker_main(void *arg)
 {
-	tgz_pool *p = arg;
+	const worker_arg *a = arg;
+	tgz_pool *p = a->pool;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (!p->head && !p->stop)
@@ -41,6 +48,7 @@ static void *worker_main(void *arg)
 		if (!p->head)
 			p->tail = NULL;
 		pthread_mutex_unlock(&p->lock);
+		j->worker = a->index;
 		j->run(j);
 		pthread_mutex_lock(&p->lock);
 		j->done = true;
@@ -61,12 +69,14 @@ int tgz_pool_create(tgz_pool **out, unsigned nthreads)
 	pthread_cond_init(&p->done, NULL);
 	if (nthreads) {
 		p->threads = calloc(nthreads, sizeof *p->threads);
-		if (!p->threads) {
+		p->args = calloc(nthreads, sizeof *p->args);
+		if (!p->threads || !p->args) {
 			tgz_pool_free(p);
 			return BR_ENOMEM;
 		}
 		for (unsigned i = 0; i < nthreads; i++) {
-			if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
+			p->args[i] = (worker_arg){ .pool = p, .index = i };
+			if (pthread_create(&p->threads[i], NULL, worker_main, &p->args[i]) != 0) {
 				tgz_pool_free(p);
 				return BR_ENOMEM;
 			}
@@ -77,11 +87,17 @@ int tgz_pool_create(tgz_pool **out, unsigned nthreads)
 	return 0;
 }
 
+unsigned tgz_pool_workers(const tgz_pool *p)
+{
+	return p->nthreads ? p->nthreads : 1;
+}
+
 void tgz_pool_submit(tgz_pool *p, tgz_job *job)
 {
 	job->next = NULL;
 	job->done = false;
 	if (!p->nthreads) {
+		job->worker = 0;
 		job->run(job);
 		job->done = true;
 		return;
@@ -117,6 +133,7 @@ void tgz_pool_free(tgz_pool *p)
 	for (unsigned i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
+	free(p->args);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);

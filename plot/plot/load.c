@@ -53,7 +53,14 @@ out:
 
 static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 {
-	br_reader_opts ro = { .format = o->input_format, .skip_bad = o->skip_bad };
+	/* The pipe's reader thread is busy all the time too (fetching, copying,
+	 * and with one inflate thread inflating inline): one fewer inflate
+	 * thread than cores keeps every thread on a core of its own, where one
+	 * per core had this thread share its core with an inflater half of the
+	 * time (on 2 cores: 4 threads, and this one is the critical path). */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	br_reader_opts ro = { .format = o->input_format, .skip_bad = o->skip_bad,
+			      .threads = ncpu > 2 ? (unsigned)ncpu - 1 : 1 };
 	if (o->has_x) {
 		ro.has_from = true;
 		ro.from_ns = o->x0;

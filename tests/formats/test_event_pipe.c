@@ -9,6 +9,7 @@
 
 #include "blkreel/event_pipe.h"
 #include "blkreel/reader.h"
+#include "blkreel/writer.h"
 #include "testutil.h"
 #include "tracegen.h"
 
@@ -54,12 +55,14 @@ static size_t write_trace(int n)
 	return len;
 }
 
+static const br_reader_opts *ropts; /* NULL: the defaults */
+
 static br_reader *open_trace(void)
 {
 	br_reader *r;
 	br_error err;
 	const char *p[] = { path };
-	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "open: %s", err.msg);
+	cr_assert_eq(br_reader_open(&r, p, 1, ropts, &err), 0, "open: %s", err.msg);
 	return r;
 }
 
@@ -71,6 +74,9 @@ static void expect_same(const br_event *a, const br_event *b, uint64_t k)
 	cr_assert_eq(a->sector, b->sector);
 	cr_assert_eq(a->bytes, b->bytes);
 	cr_assert_eq(a->pid, b->pid);
+	cr_assert_eq(!a->comm, !b->comm, "comm of event %llu", (unsigned long long)k);
+	if (a->comm)
+		cr_assert_str_eq(a->comm, b->comm, "event %llu", (unsigned long long)k);
 	cr_assert_eq(a->pdu_len, b->pdu_len, "event %llu", (unsigned long long)k);
 	if (a->pdu_len)
 		cr_assert(!memcmp(a->pdu, b->pdu, a->pdu_len), "payload of event %llu",
@@ -126,6 +132,60 @@ Test(event_pipe, same_events_and_payloads_in_order)
 	br_error err;
 	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
 	cr_expect_eq(count, 50000);
+}
+
+/* A compressed file (its source hands out a member's events at once) with
+ * process names that turn up while IOs of several pids interleave. */
+static void write_compressed_trace(int n)
+{
+	char raw[1100];
+	snprintf(raw, sizeof raw, "%s/raw.blktrace.0", tu_dir);
+	tg_buf b = { 0 };
+	static const char *names[] = { "fio", "kworker/1:2", "jbd2/loop0-8", "dbench" };
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 1000 + (uint64_t)i * 10;
+		uint32_t pid = 100 + (uint32_t)(i / 7 % 5);
+		if (i % 5000 == 17 && i / 5000 < 4) {
+			br_event pe = tg_process(t, 0, 100 + (uint32_t)(i / 5000), names[i / 5000]);
+			tg_append(&b, &pe, false);
+		}
+		br_event ev = tg_io(t, DEV, 0, i % 3 == 2 ? TG_C_W : i % 3 ? TG_D_R : TG_Q_R,
+				    (uint64_t)i * 8, 4096, pid);
+		ev.sequence = (uint32_t)i;
+		tg_append(&b, &ev, false);
+	}
+	cr_assert_eq(tg_write(&b, raw), 0);
+	tg_free(&b);
+	snprintf(path, sizeof path, "%s/t.blktrace.gz", tu_dir);
+	br_reader *r;
+	br_writer *w;
+	br_error err;
+	const char *p[] = { raw };
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, path, NULL, &err), 0, "%s", err.msg);
+	br_event ev;
+	int rc;
+	while ((rc = br_reader_next(r, &ev, &err)) == 1)
+		cr_assert_eq(br_writer_write(w, &ev, &err), 0, "%s", err.msg);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(br_writer_close(w, &err), 0, "%s", err.msg);
+	br_reader_close(r);
+}
+
+Test(event_pipe, compressed_file_with_names_and_a_window)
+{
+	write_compressed_trace(120000);
+	uint64_t count;
+	br_error err;
+	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+	cr_expect_gt(count, 120000);
+	/* a window that starts and ends inside members */
+	br_reader_opts o = { .has_from = true, .from_ns = 333335, .has_to = true, .to_ns = 987651 };
+	ropts = &o;
+	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+	cr_expect_gt(count, 60000);
+	cr_expect_lt(count, 70000);
+	ropts = NULL;
 }
 
 Test(event_pipe, one_event_then_the_end)

@@ -1,6 +1,7 @@
 /* A reader thread filling a ring of event batches that the consumer drains
  * on its own thread (see blkreel/event_pipe.h). */
 #include "blkreel/event_pipe.h"
+#include "reader_take.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -44,6 +45,14 @@ static int fill(br_event_pipe *p, batch *b, br_error *err)
 	size_t used = 0;
 	b->n = 0;
 	while (b->n < BATCH_EVENTS && used + BR_PDU_MAX <= ARENA) {
+		size_t took;
+		int k = reader_take(p->r, b->ev + b->n, BATCH_EVENTS - b->n, b->arena + used,
+				    ARENA - used, &took);
+		if (k > 0) {
+			b->n += k;
+			used += took;
+			continue;
+		}
 		br_event *ev = &b->ev[b->n];
 		rc = br_reader_next(p->r, ev, err);
 		if (rc != 1)

@@ -1,5 +1,7 @@
 /* blkreel/event_pipe.h — read a trace on a thread of its own and hand its
- * events over in batches, so decoding and analysis run on two cores.
+ * events over in batches, so decoding and analysis run on two cores (or
+ * more: several consumers can each take every batch on a thread of their
+ * own).
  *
  * A reader thread fills a small ring of fixed-size batches (events plus a
  * copy of their payloads) that the consumer drains in order; memory stays

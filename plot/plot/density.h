@@ -1,5 +1,5 @@
 /* density.h — IO marks binned into a sparse time × offset grid that stays
- * bounded: columns double in width past DENSITY_MAX_COLS, rows double in
+ * bounded: columns grow 4x in width past DENSITY_MAX_COLS, rows grow in
  * height when there are more than DENSITY_MAX_CELLS cells. The io panel
  * is drawn from it, so millions of IOs cost one pass over the cells. */
 #ifndef BLKREEL_PLOT_DENSITY_H
@@ -28,19 +28,28 @@ typedef struct density_cell {
 } density_cell;
 
 typedef struct density {
+	/* after density_finish: every cell, sorted by key (cap == used) */
 	density_cell *cells;
-	size_t cap, used;             /* cap is a power of two */
-	density_cell *spare;          /* the last table of the same size, reused by rebuilds */
-	size_t spare_cap;
+	size_t cap, used;
 	uint64_t col_ns;              /* column width */
 	unsigned row_shift;           /* row = sector >> row_shift */
 	unsigned row_step;            /* next row coarsening (grows when one barely helps) */
 	uint64_t origin;              /* absolute ns of column 0 */
 	uint64_t max_row, max_col;
 	unsigned npids;
-	/* IOs are binned in batches: the slots of a whole batch are computed
-	 * and prefetched first, so the cache misses of a table larger than the
-	 * CPU cache overlap instead of queueing */
+	/* While IOs are added (density.c): the columns before open_col are
+	 * cells[0..nclosed), sorted by key; the cells of column open_col and
+	 * the few that arrive late for older columns are in a small hash. The
+	 * grid coarsens when used would exceed half of budget. */
+	size_t budget, nclosed, closed_cap;
+	uint64_t open_col;
+	density_cell *open;
+	size_t nopen, open_cap;
+	uint32_t *slots;              /* index + 1 into open, 0 = empty */
+	size_t nslots;                /* a power of two */
+	uint64_t *sortkey, *sorttmp;  /* scratch for sorting a column */
+	density_cell *scratch;
+	size_t scratch_cap;
 	struct density_pending {
 		uint64_t rel, sector;
 		uint8_t kind, dir, pid, dev;
@@ -50,10 +59,13 @@ typedef struct density {
 
 int density_init(density *d, uint64_t origin_ns);
 void density_free(density *d);
-/* 0, or BR_ENOMEM. Call density_flush before reading the cells. */
+/* 0, or BR_ENOMEM. Call density_finish before reading the cells. */
 int density_add(density *d, uint64_t time, uint64_t sector, int kind, int dir, uint8_t pid,
 		uint8_t dev);
+/* Bin the IOs added so far (density_add does it a batch at a time). */
 int density_flush(density *d);
+/* After the last IO: every cell in cells[0..cap). 0, or BR_ENOMEM. */
+int density_finish(density *d);
 
 static inline uint64_t density_col(uint64_t key) { return key >> 44; }
 static inline unsigned density_dev(uint64_t key) { return (unsigned)(key >> 40) & 15; }

@@ -7,6 +7,7 @@
 #include "blkreel/progress.h"
 #include "blkreel/reader.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,20 +17,52 @@ const char *const plot_panel_names[PANEL_COUNT] = {
 	"io", "tput", "seek", "iops", "lat", "qd", "stats",
 };
 
+/* The figure's marks, binned on a thread of their own from the same
+ * batches the statistics read. */
+typedef struct marks_job {
+	br_event_pipe *pipe;
+	plot_marks m;
+	br_error err;
+	int rc;
+} marks_job;
+
+static void *marks_main(void *arg)
+{
+	marks_job *j = arg;
+	const br_event *evs;
+	int n;
+	br_error_clear(&j->err);
+	while ((n = br_event_pipe_next_for(j->pipe, 1, &evs, &j->err)) > 0)
+		if ((j->rc = plot_marks_add(&j->m, evs, n, &j->err)) < 0) {
+			br_event_pipe_cancel(j->pipe); /* the statistics stop too */
+			return NULL;
+		}
+	/* a reader error reaches the statistics' side as well */
+	j->rc = n < 0 ? 0 : plot_marks_finish(&j->m, &j->err);
+	return NULL;
+}
+
 /* One pass over the trace: the reader decodes on a thread of its own (the
- * pipe) while this one keeps the statistics and bins the marks. */
+ * pipe), this one keeps the statistics and a third bins the marks, so the
+ * calling thread's work is split over two cores. */
 static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 		br_progress *prog, br_error *err)
 {
 	br_event_pipe *pipe = NULL;
-	int rc = br_event_pipe_start(&pipe, r, err);
+	int rc = br_event_pipe_start_shared(&pipe, r, 2, err);
 	if (rc < 0)
 		return rc;
-	plot_marks m = { .o = o, .t = t, .start = start };
+	marks_job job = { .pipe = pipe, .m = { .o = o, .t = t, .start = start } };
+	pthread_t marks_thread;
+	int e = pthread_create(&marks_thread, NULL, marks_main, &job);
+	if (e) {
+		br_event_pipe_stop(pipe);
+		return br_error_set(err, BR_ESYS, e, t->path, -1, "cannot start a thread");
+	}
 	const br_event *evs;
 	uint64_t nev = 0;
 	int n;
-	while ((n = br_event_pipe_next(pipe, &evs, err)) > 0) {
+	while ((n = br_event_pipe_next_for(pipe, 0, &evs, err)) > 0) {
 		nev += (uint64_t)n;
 		br_progress_tick(prog, nev, NULL);
 		for (int i = 0; i < n; i++) {
@@ -39,21 +72,35 @@ static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 			uint64_t rel = ev->time - start;
 			if (o->has_x && (rel < o->x0 || rel > o->x1))
 				continue;
-			if ((rc = br_stats_add(t->stats, ev, err)) < 0)
-				goto out;
+			if ((rc = br_stats_add(t->stats, ev, err)) < 0) {
+				br_event_pipe_cancel(pipe);
+				break;
+			}
 		}
-		if ((rc = plot_marks_add(&m, evs, n, err)) < 0)
-			goto out;
+		if (rc < 0)
+			break;
 	}
-	rc = n < 0 ? n : plot_marks_finish(&m, err);
-out:
+	pthread_join(marks_thread, NULL);
 	br_event_pipe_stop(pipe);
-	return rc;
+	if (rc >= 0 && n < 0)
+		rc = n;
+	if (rc >= 0 && job.rc < 0) {
+		*err = job.err;
+		rc = job.rc;
+	}
+	return rc < 0 ? rc : 0;
 }
 
 static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 {
-	br_reader_opts ro = { .format = o->input_format, .skip_bad = o->skip_bad };
+	/* The pipe's reader thread is busy all the time too (fetching, copying,
+	 * and with one inflate thread inflating inline): one fewer inflate
+	 * thread than cores keeps every thread on a core of its own, where one
+	 * per core had this thread share its core with an inflater half of the
+	 * time (on 2 cores: 4 threads, and this one is the critical path). */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	br_reader_opts ro = { .format = o->input_format, .skip_bad = o->skip_bad,
+			      .threads = ncpu > 2 ? (unsigned)ncpu - 1 : 1 };
 	if (o->has_x) {
 		ro.has_from = true;
 		ro.from_ns = o->x0;

@@ -67,7 +67,7 @@ int plot_marks_add(plot_marks *m, const br_event *evs, int n, br_error *err)
 
 int plot_marks_finish(plot_marks *m, br_error *err)
 {
-	if (density_flush(&m->t->dens))
+	if (density_finish(&m->t->dens))
 		return br_error_set(err, BR_ENOMEM, 0, m->t->path, -1, "out of memory");
 	return 0;
 }

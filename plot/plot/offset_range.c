@@ -74,6 +74,50 @@ static void offset_label(double mb, double top, double span, char *buf, size_t n
 	snprintf(buf, n, "%.*f%s%s", dec, v, unit ? " " : "", unit ? u : "");
 }
 
+/* IO counts per row of one grid: open addressing on row + 1. */
+typedef struct rowsum {
+	uint64_t *row;  /* 0 = empty */
+	double *n;
+	size_t cap, used;
+} rowsum;
+
+static int rowsum_add(rowsum *r, uint64_t row, unsigned n)
+{
+	if ((r->used + 1) * 2 > r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		uint64_t *nr = calloc(cap, sizeof(*nr));
+		double *nn = calloc(cap, sizeof(*nn));
+		if (!nr || !nn) {
+			free(nr);
+			free(nn);
+			return -1;
+		}
+		for (size_t i = 0; i < r->cap; i++)
+			if (r->row[i]) {
+				size_t j = (size_t)((r->row[i] * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+				while (nr[j])
+					j = (j + 1) & (cap - 1);
+				nr[j] = r->row[i];
+				nn[j] = r->n[i];
+			}
+		free(r->row);
+		free(r->n);
+		r->row = nr;
+		r->n = nn;
+		r->cap = cap;
+	}
+	uint64_t key = row + 1;
+	size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (r->cap - 1);
+	while (r->row[j] && r->row[j] != key)
+		j = (j + 1) & (r->cap - 1);
+	if (!r->row[j]) {
+		r->row[j] = key;
+		r->used++;
+	}
+	r->n[j] += n;
+	return 0;
+}
+
 static void one_range(const plot_opts *o, const plot_data *d, int only_trace, int only_dev,
 		      double *lo, double *hi, char *note, size_t n)
 {
@@ -92,17 +136,32 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, in
 		double h = density_row_mb(dn, 1);
 		if (h > rowh)
 			rowh = h;
+		/* one entry per row: the quantiles fall in the same row whether
+		 * its cells are summed first or not, and the sort gets shorter */
+		rowsum rs = { 0 };
 		for (size_t i = 0; i < dn->cap; i++) {
 			const density_cell *cl = &dn->cells[i];
 			double ta;
 			if (!density_cell_shown(dn, cl, kind, only_dev, (double)d->shift, (double)d->t0,
 						(double)d->t1, &ta))
 				continue;
-			rc[m].mb = density_row_mb(dn, density_row(cl->key));
-			rc[m].n = density_cell_count(cl, kind);
-			sum += rc[m].n;
-			m++;
+			unsigned c = density_cell_count(cl, kind);
+			sum += c;
+			if (rowsum_add(&rs, density_row(cl->key), c)) {
+				free(rc); /* out of memory: no busy region (0-1 MB) */
+				rc = NULL;
+				m = 0;
+				break;
+			}
 		}
+		for (size_t i = 0; rc && i < rs.cap; i++)
+			if (rs.row[i]) {
+				rc[m].mb = density_row_mb(dn, rs.row[i] - 1);
+				rc[m].n = rs.n[i];
+				m++;
+			}
+		free(rs.row);
+		free(rs.n);
 	}
 	double qlo = 0, qhi = 1;
 	if (m) {

@@ -3,12 +3,14 @@
  * with file and offset after the events before them; stopping at any point
  * neither hangs nor leaks (run under ASan). */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "blkreel/event_pipe.h"
 #include "blkreel/reader.h"
+#include "blkreel/writer.h"
 #include "testutil.h"
 #include "tracegen.h"
 
@@ -54,12 +56,14 @@ static size_t write_trace(int n)
 	return len;
 }
 
+static const br_reader_opts *ropts; /* NULL: the defaults */
+
 static br_reader *open_trace(void)
 {
 	br_reader *r;
 	br_error err;
 	const char *p[] = { path };
-	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "open: %s", err.msg);
+	cr_assert_eq(br_reader_open(&r, p, 1, ropts, &err), 0, "open: %s", err.msg);
 	return r;
 }
 
@@ -71,6 +75,9 @@ static void expect_same(const br_event *a, const br_event *b, uint64_t k)
 	cr_assert_eq(a->sector, b->sector);
 	cr_assert_eq(a->bytes, b->bytes);
 	cr_assert_eq(a->pid, b->pid);
+	cr_assert_eq(!a->comm, !b->comm, "comm of event %llu", (unsigned long long)k);
+	if (a->comm)
+		cr_assert_str_eq(a->comm, b->comm, "event %llu", (unsigned long long)k);
 	cr_assert_eq(a->pdu_len, b->pdu_len, "event %llu", (unsigned long long)k);
 	if (a->pdu_len)
 		cr_assert(!memcmp(a->pdu, b->pdu, a->pdu_len), "payload of event %llu",
@@ -126,6 +133,60 @@ Test(event_pipe, same_events_and_payloads_in_order)
 	br_error err;
 	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
 	cr_expect_eq(count, 50000);
+}
+
+/* A compressed file (its source hands out a member's events at once) with
+ * process names that turn up while IOs of several pids interleave. */
+static void write_compressed_trace(int n)
+{
+	char raw[1100];
+	snprintf(raw, sizeof raw, "%s/raw.blktrace.0", tu_dir);
+	tg_buf b = { 0 };
+	static const char *names[] = { "fio", "kworker/1:2", "jbd2/loop0-8", "dbench" };
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 1000 + (uint64_t)i * 10;
+		uint32_t pid = 100 + (uint32_t)(i / 7 % 5);
+		if (i % 5000 == 17 && i / 5000 < 4) {
+			br_event pe = tg_process(t, 0, 100 + (uint32_t)(i / 5000), names[i / 5000]);
+			tg_append(&b, &pe, false);
+		}
+		br_event ev = tg_io(t, DEV, 0, i % 3 == 2 ? TG_C_W : i % 3 ? TG_D_R : TG_Q_R,
+				    (uint64_t)i * 8, 4096, pid);
+		ev.sequence = (uint32_t)i;
+		tg_append(&b, &ev, false);
+	}
+	cr_assert_eq(tg_write(&b, raw), 0);
+	tg_free(&b);
+	snprintf(path, sizeof path, "%s/t.blktrace.gz", tu_dir);
+	br_reader *r;
+	br_writer *w;
+	br_error err;
+	const char *p[] = { raw };
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, path, NULL, &err), 0, "%s", err.msg);
+	br_event ev;
+	int rc;
+	while ((rc = br_reader_next(r, &ev, &err)) == 1)
+		cr_assert_eq(br_writer_write(w, &ev, &err), 0, "%s", err.msg);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(br_writer_close(w, &err), 0, "%s", err.msg);
+	br_reader_close(r);
+}
+
+Test(event_pipe, compressed_file_with_names_and_a_window)
+{
+	write_compressed_trace(120000);
+	uint64_t count;
+	br_error err;
+	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+	cr_expect_gt(count, 120000);
+	/* a window that starts and ends inside members */
+	br_reader_opts o = { .has_from = true, .from_ns = 333335, .has_to = true, .to_ns = 987651 };
+	ropts = &o;
+	cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+	cr_expect_gt(count, 60000);
+	cr_expect_lt(count, 70000);
+	ropts = NULL;
 }
 
 Test(event_pipe, one_event_then_the_end)
@@ -185,4 +246,93 @@ Test(event_pipe, bad_arguments)
 	br_error err;
 	cr_expect_eq(br_event_pipe_start(&p, NULL, &err), BR_EINVAL);
 	cr_expect_null(p);
+}
+
+/* Two consumers on two threads: each sees every event, in order, and the
+ * ring is reused only once both have passed a batch. */
+typedef struct second {
+	br_event_pipe *p;
+	uint64_t count, sum;
+	int rc;
+	int stop_after; /* batches; 0 = all */
+} second;
+
+static void *second_main(void *arg)
+{
+	second *s = arg;
+	const br_event *evs;
+	br_error err;
+	int n, batches = 0;
+	while ((n = br_event_pipe_next_for(s->p, 1, &evs, &err)) > 0) {
+		for (int i = 0; i < n; i++) {
+			s->sum += evs[i].time ^ evs[i].sequence;
+			s->count++;
+		}
+		if (s->stop_after && ++batches == s->stop_after) {
+			br_event_pipe_cancel(s->p);
+			break;
+		}
+		if (batches % 7 == 3)
+			usleep(500); /* fall behind now and then */
+	}
+	s->rc = n;
+	return NULL;
+}
+
+Test(event_pipe, two_consumers_see_every_event)
+{
+	write_trace(200000);
+	br_reader *r = open_trace(), *direct = open_trace();
+	br_event_pipe *p;
+	br_error err;
+	cr_assert_eq(br_event_pipe_start_shared(&p, r, 2, &err), 0);
+	second s = { .p = p };
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, second_main, &s), 0);
+	const br_event *evs;
+	br_event ev;
+	uint64_t count = 0, sum = 0;
+	int n;
+	while ((n = br_event_pipe_next_for(p, 0, &evs, &err)) > 0)
+		for (int i = 0; i < n; i++) {
+			cr_assert_eq(br_reader_next(direct, &ev, &err), 1);
+			expect_same(&evs[i], &ev, count);
+			sum += ev.time ^ ev.sequence;
+			count++;
+		}
+	cr_expect_eq(n, 0);
+	pthread_join(th, NULL);
+	cr_expect_eq(s.rc, 0);
+	cr_expect_eq(count, 200000);
+	cr_expect_eq(s.count, count);
+	cr_expect_eq(s.sum, sum);
+	cr_expect_eq(br_event_pipe_next_for(p, 2, &evs, &err), BR_EINVAL, "no third consumer");
+	br_event_pipe_stop(p);
+	br_reader_close(r);
+	br_reader_close(direct);
+	cr_expect_eq(br_event_pipe_start_shared(&p, direct, 0, &err), BR_EINVAL);
+}
+
+Test(event_pipe, a_consumer_that_cancels_releases_the_other)
+{
+	write_trace(200000);
+	br_reader *r = open_trace();
+	br_event_pipe *p;
+	br_error err;
+	cr_assert_eq(br_event_pipe_start_shared(&p, r, 2, &err), 0);
+	second s = { .p = p, .stop_after = 3 };
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, second_main, &s), 0);
+	const br_event *evs;
+	uint64_t count = 0;
+	int n;
+	/* without the cancel this would wait for the second consumer forever
+	 * once the ring is full (the suite's timeout says so) */
+	while ((n = br_event_pipe_next_for(p, 0, &evs, &err)) > 0)
+		count += (uint64_t)n;
+	cr_expect_eq(n, 0);
+	cr_expect_lt(count, 200000, "cancelled: not the whole trace");
+	pthread_join(th, NULL);
+	br_event_pipe_stop(p);
+	br_reader_close(r);
 }

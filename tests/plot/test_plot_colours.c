@@ -93,7 +93,7 @@ Test(plot_colours, grid_cells_keep_the_dominant_process_when_coarsened)
 		for (int i = 0; i < 4; i++)
 			cr_assert_eq(density_add(&d, k * col0 + (uint64_t)i, 1000, BR_KIND_C, BR_SDIR_READ,
 						 i < 3 ? 1 : 2, 0), 0);
-	cr_assert_eq(density_flush(&d), 0);
+	cr_assert_eq(density_finish(&d), 0);
 	cr_expect_gt(d.col_ns, col0, "the grid coarsened");
 	size_t cells = 0;
 	for (size_t i = 0; i < d.cap; i++)

@@ -1,5 +1,7 @@
 /* blkreel/event_pipe.h — read a trace on a thread of its own and hand its
- * events over in batches, so decoding and analysis run on two cores.
+ * events over in batches, so decoding and analysis run on two cores (or
+ * more: several consumers can each take every batch on a thread of their
+ * own).
  *
  * A reader thread fills a small ring of fixed-size batches (events plus a
  * copy of their payloads) that the consumer drains in order; memory stays
@@ -24,8 +26,25 @@ int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err);
  * the reader gave them). Call from one thread. */
 int br_event_pipe_next(br_event_pipe *p, const br_event **evs, br_error *err);
 
+/* Several consumers of the same batches, each on a thread of its own (the
+ * statistics on one, the figure's marks on another): consumer c of
+ * nconsumers calls br_event_pipe_next_for(p, c, ...), which works as
+ * br_event_pipe_next for it; a batch is reused once every consumer has
+ * asked for the one after it. A consumer that stops early must cancel the
+ * pipe, or the others wait for it. br_event_pipe_start is the case of one. */
+#define BR_EVENT_PIPE_MAX_CONSUMERS 4
+int br_event_pipe_start_shared(br_event_pipe **out, br_reader *r, unsigned nconsumers,
+			       br_error *err);
+int br_event_pipe_next_for(br_event_pipe *p, unsigned consumer, const br_event **evs,
+			   br_error *err);
+
+/* Stop handing out batches: every consumer waiting or calling later gets 0
+ * (also from another thread, while consumers still run). NULL is fine. */
+void br_event_pipe_cancel(br_event_pipe *p);
+
 /* Stop the reader thread (at any point: the rest of the trace is not read)
- * and free everything. NULL is fine. */
+ * and free everything, once no consumer uses the pipe any more. NULL is
+ * fine. */
 void br_event_pipe_stop(br_event_pipe *p);
 
 #endif

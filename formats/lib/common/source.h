@@ -9,6 +9,10 @@
  *             negative br_code with err set (file + byte offset). ev->pdu
  *             must stay valid until the next call on this source. ev->comm
  *             is left NULL (the reader fills it in).
+ *  next_batch optional: *evs points at up to max next events (at least 1),
+ *             valid with their pdus until the next call: return how many,
+ *             0 at the end, or a negative br_code with err set. Mixes with
+ *             next in any order.
  *  seek_time  optional: position so the next event returned is the first
  *             with time >= t (absolute). Sources without an index leave it
  *             NULL and the reader reads and drops. Notify records before t
@@ -28,6 +32,7 @@ typedef struct br_source br_source;
 typedef struct br_source_ops {
 	const char *name;
 	int (*next)(br_source *src, br_event *ev, br_error *err);
+	int (*next_batch)(br_source *src, const br_event **evs, size_t max, br_error *err);
 	int (*seek_time)(br_source *src, uint64_t t, br_error *err);
 	int64_t (*first_time)(br_source *src);
 	void (*info)(br_source *src, br_input_info *info);

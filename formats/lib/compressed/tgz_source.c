@@ -181,6 +181,37 @@ static int tgz_next(br_source *src, br_event *ev, br_error *err)
 	}
 }
 
+/* The rest of the current member's records, in place (see source.h). */
+static int tgz_next_batch(br_source *src, const br_event **evs, size_t max, br_error *err)
+{
+	tgz_source *r = (tgz_source *)src;
+	if (r->error)
+		return sticky(r, err);
+	for (;;) {
+		tgz_rslot *s = r->cur;
+		if (s && r->filter) /* records before the seek target go one by one */
+			while (r->rec_pos < s->nevents && s->events[r->rec_pos].time < r->min_time &&
+			       !br_event_is_notify(&s->events[r->rec_pos]))
+				r->rec_pos++;
+		if (s && r->rec_pos < s->nevents) {
+			size_t n = 0, left = s->nevents - r->rec_pos;
+			const br_event *e = &s->events[r->rec_pos];
+			while (n < left && n < max &&
+			       (!r->filter || e[n].time >= r->min_time || br_event_is_notify(&e[n])))
+				n++;
+			*evs = e;
+			r->rec_pos += n;
+			return (int)n;
+		}
+		r->cur = NULL;
+		if (r->finished)
+			return 0;
+		int rc = take_member(r, err);
+		if (rc <= 0)
+			return rc;
+	}
+}
+
 static int tgz_seek_time(br_source *src, uint64_t t, br_error *err)
 {
 	tgz_source *r = (tgz_source *)src;
@@ -247,6 +278,7 @@ static void tgz_close(br_source *src)
 static const br_source_ops tgz_ops = {
 	.name = "compressed trace",
 	.next = tgz_next,
+	.next_batch = tgz_next_batch,
 	.seek_time = tgz_seek_time,
 	.first_time = tgz_first_time,
 	.info = tgz_info,

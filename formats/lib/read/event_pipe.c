@@ -1,6 +1,7 @@
 /* A reader thread filling a ring of event batches that the consumer drains
  * on its own thread (see blkreel/event_pipe.h). */
 #include "blkreel/event_pipe.h"
+#include "reader_take.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -26,16 +27,30 @@ struct br_event_pipe {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t space;     /* the reader waits here for free batches */
-	pthread_cond_t data;      /* the consumer waits here for filled ones */
+	pthread_cond_t data;      /* consumers wait here for filled ones */
 	batch *b;
 	unsigned long filled;     /* batches produced (ring slot = count % NBATCH) */
-	unsigned long drained;    /* batches given back by the consumer */
-	bool holding;             /* the consumer has batch `drained` in hand */
-	bool reader_waiting, consumer_waiting;
+	unsigned nconsumers;
+	/* per consumer: batches given back, and whether it holds batch
+	 * `drained`; a batch is free once every consumer gave it back */
+	unsigned long drained[BR_EVENT_PIPE_MAX_CONSUMERS];
+	bool holding[BR_EVENT_PIPE_MAX_CONSUMERS];
+	bool reader_waiting;
+	unsigned consumers_waiting;
 	bool done, stop;
 	int rc;                   /* reader's final code (0 = clean end) */
 	br_error err;
 };
+
+/* Batches not yet given back by every consumer (call with mu held). */
+static unsigned long in_use(const br_event_pipe *p)
+{
+	unsigned long least = p->drained[0];
+	for (unsigned c = 1; c < p->nconsumers; c++)
+		if (p->drained[c] < least)
+			least = p->drained[c];
+	return p->filled - least;
+}
 
 /* Fill b from the reader; returns the reader's last code (1 = more). */
 static int fill(br_event_pipe *p, batch *b, br_error *err)
@@ -44,6 +59,14 @@ static int fill(br_event_pipe *p, batch *b, br_error *err)
 	size_t used = 0;
 	b->n = 0;
 	while (b->n < BATCH_EVENTS && used + BR_PDU_MAX <= ARENA) {
+		size_t took;
+		int k = reader_take(p->r, b->ev + b->n, BATCH_EVENTS - b->n, b->arena + used,
+				    ARENA - used, &took);
+		if (k > 0) {
+			b->n += k;
+			used += took;
+			continue;
+		}
 		br_event *ev = &b->ev[b->n];
 		rc = br_reader_next(p->r, ev, err);
 		if (rc != 1)
@@ -67,12 +90,12 @@ static void *reader_main(void *arg)
 	int rc = 1;
 	while (rc == 1) {
 		pthread_mutex_lock(&p->mu);
-		if (p->filled - p->drained == NBATCH) {
+		if (in_use(p) == NBATCH) {
 			/* full: sleep until half the ring is free, so one wake-up
 			 * fills several batches (a thread switch per batch costs
 			 * more than a batch on a busy machine) */
 			p->reader_waiting = true;
-			while (p->filled - p->drained > NBATCH / 2 && !p->stop)
+			while (in_use(p) > NBATCH / 2 && !p->stop)
 				pthread_cond_wait(&p->space, &p->mu);
 			p->reader_waiting = false;
 		}
@@ -91,8 +114,8 @@ static void *reader_main(void *arg)
 			p->rc = rc;
 			p->err = err;
 		}
-		if (p->consumer_waiting)
-			pthread_cond_signal(&p->data);
+		if (p->consumers_waiting)
+			pthread_cond_broadcast(&p->data);
 		pthread_mutex_unlock(&p->mu);
 	}
 	return NULL;
@@ -100,9 +123,19 @@ static void *reader_main(void *arg)
 
 int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err)
 {
+	return br_event_pipe_start_shared(out, r, 1, err);
+}
+
+int br_event_pipe_start_shared(br_event_pipe **out, br_reader *r, unsigned nconsumers,
+			       br_error *err)
+{
 	*out = NULL;
 	if (!r)
 		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "an event pipe needs a reader");
+	if (nconsumers < 1 || nconsumers > BR_EVENT_PIPE_MAX_CONSUMERS)
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1,
+				    "an event pipe has 1 to %d consumers, not %u",
+				    BR_EVENT_PIPE_MAX_CONSUMERS, nconsumers);
 	br_event_pipe *p = calloc(1, sizeof *p);
 	batch *b = p ? malloc(NBATCH * sizeof *b) : NULL;
 	if (!b) {
@@ -111,6 +144,7 @@ int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err)
 	}
 	p->b = b;
 	p->r = r;
+	p->nconsumers = nconsumers;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->space, NULL);
 	pthread_cond_init(&p->data, NULL);
@@ -129,25 +163,35 @@ int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err)
 
 int br_event_pipe_next(br_event_pipe *p, const br_event **evs, br_error *err)
 {
+	return br_event_pipe_next_for(p, 0, evs, err);
+}
+
+int br_event_pipe_next_for(br_event_pipe *p, unsigned consumer, const br_event **evs,
+			   br_error *err)
+{
+	unsigned c = consumer;
+	if (c >= p->nconsumers)
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "event pipe consumer %u of %u", c,
+				    p->nconsumers);
 	pthread_mutex_lock(&p->mu);
-	if (p->holding) { /* the batch handed out last time is given back now */
-		p->drained++;
-		p->holding = false;
-		if (p->reader_waiting && p->filled - p->drained <= NBATCH / 2)
+	if (p->holding[c]) { /* the batch handed out last time is given back now */
+		p->drained[c]++;
+		p->holding[c] = false;
+		if (p->reader_waiting && in_use(p) <= NBATCH / 2)
 			pthread_cond_signal(&p->space);
 	}
-	while (p->drained == p->filled && !p->done) {
-		p->consumer_waiting = true;
+	while (p->drained[c] == p->filled && !p->done && !p->stop) {
+		p->consumers_waiting++;
 		pthread_cond_wait(&p->data, &p->mu);
-		p->consumer_waiting = false;
+		p->consumers_waiting--;
 	}
 	int n = 0;
-	if (p->drained < p->filled) {
-		batch *b = &p->b[p->drained % NBATCH];
+	if (p->drained[c] < p->filled && !p->stop) {
+		batch *b = &p->b[p->drained[c] % NBATCH];
 		*evs = b->ev;
 		n = b->n;
-		p->holding = true;
-	} else if (p->rc < 0) {
+		p->holding[c] = true;
+	} else if (p->rc < 0 && !p->stop) {
 		*err = p->err;
 		n = p->rc;
 	}
@@ -155,14 +199,22 @@ int br_event_pipe_next(br_event_pipe *p, const br_event **evs, br_error *err)
 	return n;
 }
 
-void br_event_pipe_stop(br_event_pipe *p)
+void br_event_pipe_cancel(br_event_pipe *p)
 {
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
 	pthread_cond_signal(&p->space);
+	pthread_cond_broadcast(&p->data);
 	pthread_mutex_unlock(&p->mu);
+}
+
+void br_event_pipe_stop(br_event_pipe *p)
+{
+	if (!p)
+		return;
+	br_event_pipe_cancel(p);
 	pthread_join(p->thread, NULL);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->space);

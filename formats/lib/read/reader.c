@@ -21,6 +21,7 @@
 
 #include "common/comm_table.h"
 #include "input_detect.h"
+#include "reader_take.h"
 
 enum { BATCH_RECORDS = 512 }; /* blkparse's rb_batch default */
 
@@ -114,6 +115,31 @@ static int batch_fill(br_reader *r, stream *s, br_error *err)
 {
 	s->nbatch = s->pos = s->pdus_len = 0;
 	unsigned records = 0;
+	while (s->src->ops->next_batch && !s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
+		const br_event *evs;
+		int n = s->src->ops->next_batch(s->src, &evs, BATCH_RECORDS - records, &s->pending_err);
+		if (n < 0) {
+			s->pending_rc = n;
+			break;
+		}
+		if (n == 0) {
+			s->src_end = true;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			const br_event *ev = &evs[i];
+			if (batch_push(s, ev))
+				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+			if (br_event_is_notify(ev)) {
+				bool changed = false;
+				learn_comm(r->comms, ev, &changed);
+				if (changed)
+					r->cache_valid = false;
+			} else {
+				records++;
+			}
+		}
+	}
 	while (!s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
 		br_event ev;
 		int rc = s->src->ops->next(s->src, &ev, &s->pending_err);
@@ -458,4 +484,46 @@ const br_input_info *br_reader_input(const br_reader *r, size_t i)
 const char *br_reader_comm(const br_reader *r, uint32_t pid)
 {
 	return br_comm_table_get(r->comms, pid);
+}
+
+int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t room,
+		size_t *used)
+{
+	*used = 0;
+	if (r->nstreams != 1 || r->sticky || r->held_pos < r->nheld || r->finished)
+		return 0;
+	stream *s = &r->streams[0];
+	/* the head was handed out and nothing else is in the merge: the next
+	 * events are the rest of the batch, in order */
+	if (r->emitted != s || r->order != s || !s->has_head)
+		return 0;
+	int k = 0;
+	size_t at = 0;
+	while (k < max && s->pos < s->nbatch) {
+		const br_event *e = &s->batch[s->pos];
+		bool notify = br_event_is_notify(e);
+		if (!notify && (e->time > r->window_to || e->time < r->window_from))
+			break; /* br_reader_next ends or skips there */
+		size_t need = (e->pdu_len + 7u) & ~(size_t)7;
+		if (at + need > room)
+			break;
+		br_event *o = &out[k++];
+		*o = *e;
+		o->pdu = NULL;
+		if (e->pdu_len) {
+			memcpy(arena + at, s->pdus + s->pdu_at[s->pos], e->pdu_len);
+			o->pdu = arena + at;
+			at += need;
+		}
+		if (!notify)
+			o->comm = comm_of(r, o->pid);
+		s->pos++;
+	}
+	if (k) {
+		/* as if br_reader_next had handed out the last one */
+		s->head = s->batch[s->pos - 1];
+		s->head.pdu = s->head.pdu_len ? s->pdus + s->pdu_at[s->pos - 1] : NULL;
+	}
+	*used = at;
+	return k;
 }

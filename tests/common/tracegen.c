@@ -1,6 +1,7 @@
 #include "tracegen.h"
 
 #include <byteswap.h>
+#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,40 @@ br_event tg_process(uint64_t time, uint32_t cpu, uint32_t pid, const char *name)
 	ev.pdu = (const uint8_t *)name;
 	ev.pdu_len = (uint16_t)(strlen(name) + 1);
 	return ev;
+}
+
+br_event tg_remap(uint64_t time, uint32_t device, uint32_t action, uint64_t sector, uint32_t bytes,
+		  uint32_t from_dev, uint32_t to_dev, uint64_t from_sector, uint8_t pdu[16])
+{
+	br_event ev = tg_io(time, device, 0, action, sector, bytes, 0);
+	uint32_t v32 = htobe32(from_dev);
+	memcpy(pdu, &v32, 4);
+	v32 = htobe32(to_dev);
+	memcpy(pdu + 4, &v32, 4);
+	uint64_t v64 = htobe64(from_sector);
+	memcpy(pdu + 8, &v64, 8);
+	ev.pdu = pdu;
+	ev.pdu_len = 16;
+	return ev;
+}
+
+static int by_time_then_sequence(const void *a, const void *b)
+{
+	const br_event *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->sequence > y->sequence) - (x->sequence < y->sequence);
+}
+
+void tg_append_sorted(tg_buf *b, br_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ev[i].sequence = (uint32_t)i; /* the order given breaks ties */
+	qsort(ev, n, sizeof *ev, by_time_then_sequence);
+	for (size_t i = 0; i < n; i++) {
+		ev[i].sequence = (uint32_t)(i + 1);
+		tg_append(b, &ev[i], false);
+	}
 }
 
 int tg_write(const tg_buf *b, const char *path)

@@ -20,6 +20,15 @@ br_event tg_io(uint64_t time, uint32_t device, uint32_t cpu, uint32_t action, ui
 	       uint32_t bytes, uint32_t pid);
 /* A BLK_TN_PROCESS notify record naming pid. The pdu points at name. */
 br_event tg_process(uint64_t time, uint32_t cpu, uint32_t pid, const char *name);
+/* A remap ('A') record, logged on device (the queue the bio now enters),
+ * for an IO now at sector on to_dev that came from from_dev at
+ * from_sector. pdu (the caller's 16 bytes) receives the big-endian
+ * payload; the event points at it. */
+br_event tg_remap(uint64_t time, uint32_t device, uint32_t action, uint64_t sector, uint32_t bytes,
+		  uint32_t from_dev, uint32_t to_dev, uint64_t from_sector, uint8_t pdu[16]);
+/* Append n events in time order (stable for equal times), numbering them
+ * from sequence 1 as one per-CPU file would. Sorts ev in place. */
+void tg_append_sorted(tg_buf *b, br_event *ev, size_t n);
 int tg_write(const tg_buf *b, const char *path);
 void tg_free(tg_buf *b);
 

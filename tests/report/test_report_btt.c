@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "tracegen.h"
 
 
 TestSuite(report_btt, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 300);
@@ -351,6 +352,180 @@ Test(report_btt, ext4_loop_agrees_or_the_difference_is_explained)
 	cr_expect_eq(od.n, o.n - empty + splits + json_count(json, "orphan_issues"));
 	free(bt);
 	free(us);
+	free(avg);
+	free(json);
+}
+
+/* One row of btt's "Per Device" section (btt -A): the table named NAME,
+ * the row for DEV ("(  8,  0)"). N is 0 when btt printed no such row. */
+static phase btt_dev_phase(const char *avg, const char *name, const char *dev)
+{
+	phase p = { 0 };
+	const char *sec = strstr(avg, "= Per Device =");
+	cr_assert(sec, "btt -A printed its per-device section");
+	const char *end = strstr(sec, "= All Devices =");
+	char key[32];
+	snprintf(key, sizeof key, " %s ", name);
+	const char *t = sec;
+	for (;;) { /* the table header: the name, right-aligned, then MIN */
+		t = strstr(t, key);
+		cr_assert(t && (!end || t < end), "btt's per-device %s table", name);
+		if (strncmp(t + strlen(key), "  ", 2) == 0)
+			break;
+		t++;
+	}
+	const char *stop = strstr(t, "\n\n");
+	const char *row = strstr(t, dev);
+	if (!row || (stop && row > stop))
+		return p;
+	double mn, av, mx;
+	cr_assert_eq(sscanf(row + strlen(dev), "%lf %lf %lf %llu", &mn, &av, &mx, &p.n), 4);
+	p.min_ns = mn * 1e9;
+	p.avg_ns = av * 1e9;
+	p.max_ns = mx * 1e9;
+	return p;
+}
+
+/* Our per-device numbers: KEY ("q2c_avg_ns") of device DEV ("8,0"). */
+static double our_dev_value(const char *json, const char *dev, const char *key)
+{
+	const char *pd = strstr(json, "\"per_device\": [");
+	cr_assert(pd);
+	char k[48];
+	snprintf(k, sizeof k, "\"device\": \"%s\"", dev);
+	const char *at = strstr(pd, k);
+	cr_assert(at, "per_device has %s", dev);
+	const char *next = strstr(at + 1, "\"device\": ");
+	snprintf(k, sizeof k, "\"%s\": ", key);
+	const char *v = strstr(at, k);
+	cr_assert(v && (!next || v < next), "%s of %s", key, dev);
+	return strtod(v + strlen(k), NULL);
+}
+
+/* Issue 14 item 8: btt on chained remaps, device by device. This kernel
+ * has neither device-mapper nor md, so the stream is built here as the
+ * kernel logs an LVM volume on a partition when both levels are traced
+ * (blktrace -d /dev/dm-0 -d /dev/sda): Q on 253,0; on 8,0 the remap
+ * 253,0 -> 8,2 (dm_submit_bio_remap), the remap 8,2 -> 8,0
+ * (blk_partition_remap), then Q G I D C; last the C of the volume's own
+ * bio on 253,0 (bio_endio). Every time is known, so each tool is checked
+ * against the truth:
+ *  - btt treats majors 9, 253 and 254 as remappers: 253,0's Q2C goes to
+ *    its own table (Q2Cdm: the volume's Q to the volume's C) and "All
+ *    Devices" Q2C and D2C are the disk's alone, from the disk's own Q.
+ *  - we follow the bio down the stack: one request, Q2C from the first Q
+ *    (the volume's) to the disk's C, booked on 8,0; the volume's C then
+ *    matches nothing (counted in unmatched_completions) and 253,0 has no
+ *    Q2C or D2C of its own.
+ * So per device: 8,0 D2C equal to the ns; 8,0 Q2C ours = btt's + the
+ * mean time from the volume's Q to the disk's Q (the time in dm); 253,0
+ * Q2C btt's only. */
+Test(report_btt, lvm_chain_per_device_differs_by_the_time_in_dm)
+{
+	if (!tu_have("btt"))
+		cr_skip_test("btt (Debian's blktrace) is not installed");
+	enum { N = 300, PER_IO = 9 };
+	const uint32_t vol = BR_MKDEV(253, 0), part = BR_MKDEV(8, 2), disk = BR_MKDEV(8, 0);
+	const uint64_t part_start = 4096, lv_start = 2048; /* sectors */
+	br_event *ev = calloc(N * PER_IO, sizeof *ev);
+	uint8_t (*pdu)[16] = calloc(2 * N, 16);
+	cr_assert(ev && pdu);
+	double in_dm = 0, d2c = 0, q2c_disk = 0, q2c_vol = 0, q2a = 0;
+	uint32_t rnd = 14;
+	size_t k = 0;
+	for (unsigned i = 0; i < N; i++) {
+#define NEXT(m) ((rnd = rnd * 1103515245u + 12345u) >> 8) % (m)
+		bool w = i % 3 != 0;
+		uint32_t rw = BLK_TC_ACT(w ? BLK_TC_WRITE : BLK_TC_READ);
+		uint32_t bytes = 4096u << NEXT(3);
+		uint64_t s_vol = 64ull * i, s_part = s_vol + lv_start, s_disk = s_part + part_start;
+		uint64_t q_vol = 1000000 + 40000ull * i + NEXT(20000);
+		uint64_t a1 = q_vol + 800 + NEXT(5000); /* the dm target's mapping */
+		uint64_t a2 = a1 + 300 + NEXT(200), q = a2 + 200 + NEXT(300);
+		uint64_t g = q + 900, ins = g + 700 + NEXT(500), d = ins + 500 + NEXT(30000);
+		uint64_t c = d + 80000 + NEXT(900000), c_vol = c + 2000 + NEXT(25000);
+		uint32_t pid = 4000 + i % 5;
+		ev[k++] = tg_io(q_vol, vol, 0, BLK_TA_QUEUE | rw, s_vol, bytes, pid);
+		ev[k] = tg_remap(a1, disk, BLK_TA_REMAP | rw, s_part, bytes, vol, part, s_vol, pdu[2 * i]);
+		ev[k++].pid = pid;
+		ev[k] = tg_remap(a2, disk, BLK_TA_REMAP | rw, s_disk, bytes, part, disk, s_part, pdu[2 * i + 1]);
+		ev[k++].pid = pid;
+		ev[k++] = tg_io(q, disk, 0, BLK_TA_QUEUE | rw, s_disk, bytes, pid);
+		ev[k++] = tg_io(g, disk, 0, BLK_TA_GETRQ | rw, s_disk, bytes, pid);
+		ev[k++] = tg_io(ins, disk, 0, BLK_TA_INSERT | rw, s_disk, bytes, pid);
+		ev[k++] = tg_io(d, disk, 0, BLK_TA_ISSUE | rw, s_disk, bytes, pid);
+		ev[k++] = tg_io(c, disk, 0, BLK_TA_COMPLETE | rw, s_disk, bytes, 0);
+		ev[k++] = tg_io(c_vol, vol, 0, BLK_TA_COMPLETE | rw, s_vol, bytes, 0);
+#undef NEXT
+		in_dm += (double)(q - q_vol);
+		d2c += (double)(c - d);
+		q2c_disk += (double)(c - q);
+		q2c_vol += (double)(c_vol - q_vol);
+		q2a += (double)(a1 - q_vol);
+	}
+	tg_buf b = { 0 };
+	tg_append_sorted(&b, ev, k);
+	char path[1100];
+	snprintf(path, sizeof path, "%s/lvm.blktrace.0", tu_dir);
+	cr_assert_eq(tg_write(&b, path), 0);
+	tg_free(&b);
+	free(ev);
+	free(pdu);
+
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "cd '%s' && btt -A -i lvm.blktrace.0 -o btt > /dev/null", tu_dir);
+	cr_assert_eq(rc, 0, "btt: %s", err ? err : "");
+	free(err);
+	rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q lvm.blktrace.0 --json r.json", tu_dir,
+		     tu_bin("blkreel-report"));
+	cr_assert_eq(rc, 0, "blkreel-report: %s", err ? err : "");
+	free(err);
+	size_t len;
+	snprintf(path, sizeof path, "%s/btt.avg", tu_dir);
+	char *avg = (char *)tu_read_file(path, &len);
+	snprintf(path, sizeof path, "%s/r.json", tu_dir);
+	char *json = (char *)tu_read_file(path, &len);
+	cr_assert(avg && json);
+
+	/* btt is right by its definitions, to its 9 decimals */
+	phase bd = btt_dev_phase(avg, "D2C", "(  8,  0)"), bq = btt_dev_phase(avg, "Q2C", "(  8,  0)");
+	phase bv = btt_dev_phase(avg, "Q2Cdm", "(253,  0)"), ba = btt_dev_phase(avg, "Q2Adm", "(253,  0)");
+	cr_expect_eq(bd.n, N);
+	cr_expect_eq(bq.n, N);
+	cr_expect_eq(bv.n, N);
+	cr_expect(fabs(bd.avg_ns - d2c / N) <= 1, "btt 8,0 D2C %.1f, truth %.1f", bd.avg_ns, d2c / N);
+	cr_expect(fabs(bq.avg_ns - q2c_disk / N) <= 1, "btt 8,0 Q2C %.1f, truth %.1f", bq.avg_ns, q2c_disk / N);
+	cr_expect(fabs(bv.avg_ns - q2c_vol / N) <= 1, "btt 253,0 Q2Cdm %.1f, truth %.1f", bv.avg_ns, q2c_vol / N);
+	cr_expect(fabs(ba.avg_ns - q2a / N) <= 1, "btt 253,0 Q2Adm %.1f, truth %.1f", ba.avg_ns, q2a / N);
+	cr_expect_eq(btt_dev_phase(avg, "D2C", "(253,  0)").n, 0);
+	cr_expect_eq(btt_dev_phase(avg, "Q2C", "(253,  0)").n, 0);
+	/* btt's "All Devices" D2C and Q2C are the disk's */
+	phase all_d = btt_phase(avg, "D2C"), all_q = btt_phase(avg, "Q2C");
+	cr_expect(all_d.n == bd.n && fabs(all_d.avg_ns - bd.avg_ns) <= 1);
+	cr_expect(all_q.n == bq.n && fabs(all_q.avg_ns - bq.avg_ns) <= 1);
+
+	/* ours, device by device */
+	cr_expect_eq(our_dev_value(json, "8,0", "d2c_n"), N);
+	cr_expect(fabs(our_dev_value(json, "8,0", "d2c_avg_ns") - bd.avg_ns) <= 1, "8,0 D2C ours %.1f, btt %.1f",
+		  our_dev_value(json, "8,0", "d2c_avg_ns"), bd.avg_ns);
+	cr_expect_eq(our_dev_value(json, "8,0", "q2c_n"), N);
+	double ours_q = our_dev_value(json, "8,0", "q2c_avg_ns");
+	cr_expect(fabs(ours_q - (bq.avg_ns + in_dm / N)) <= 1,
+		  "8,0 Q2C ours %.1f = btt %.1f + time in dm %.1f", ours_q, bq.avg_ns, in_dm / N);
+	cr_expect(in_dm / N > 1000, "the chain puts real time between the two Qs (%.1f ns)", in_dm / N);
+	cr_expect_eq(our_dev_value(json, "253,0", "q2c_n"), 0);
+	cr_expect_eq(our_dev_value(json, "253,0", "d2c_n"), 0);
+	/* the volume's IOs are still counted on its completions, per device
+	 * ("read" is the first key after "ios": the read IOs) */
+	cr_expect_eq(our_dev_value(json, "253,0", "read"), N / 3);
+	cr_expect_eq(our_dev_value(json, "8,0", "read"), N / 3);
+	/* and the summary phases are the disk's, from the volume's Q */
+	phase od = our_phase(json, "D2C"), oq = our_phase(json, "Q2C");
+	expect_same(&all_d, &od, "D2C");
+	cr_expect_eq(oq.n, N);
+	cr_expect(fabs(oq.avg_ns - q2c_disk / N - in_dm / N) <= 1);
+	cr_expect_eq(json_count(json, "remaps"), 2 * N);
+	cr_expect_eq(json_count(json, "unmatched_completions"), N);
 	free(avg);
 	free(json);
 }

@@ -84,7 +84,7 @@ capture_env() {
     esac
 }
 run_traced() { # run_traced MODE: the capture in the background, fio beside it
-    local m=$1 out=$TMP/$m.err iops t0 t1 ev
+    local m=$1; local out=$TMP/$m.err iops t0 t1 ev
     # shellcheck disable=SC2046
     env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" 2>"$out" &
     CAPPID=$!
@@ -103,7 +103,7 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     rm -f "$TMP/$m".blktrace*
 }
 run_mode() {
-    local m=$1 out=$TMP/$m.err
+    local m=$1; local out=$TMP/$m.err
     case $m in
     none) IOPS[$m]="${IOPS[$m]:-} $(fio_iops)" ;;
     blktrace)

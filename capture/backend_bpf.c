@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -83,6 +84,11 @@ typedef struct bpf_state {
 	struct ring_buffer *rb;
 	bool raw_tp;            /* fell back to raw_tp */
 	bool wakeup;
+	bool staging;           /* events batched per CPU in the kernel (BLKREEL_BPF_STAGE=0: off) */
+	int flush_fd;           /* blkr_flush: run on each CPU before reading */
+	struct held *held;      /* per CPU: its direct records not yet in place */
+	bool stopped;           /* programs detached: nothing more comes */
+	int user_stage;         /* BLKREEL_BPF_USER: how far records go (measurement) */
 	uint32_t actions[BCR_NKINDS];
 	uint32_t devs[BCR_MAX_DEVS]; /* report dev_t per configured device */
 	/* valid during read: the ring callback's destination */
@@ -90,7 +96,26 @@ typedef struct bpf_state {
 	br_error *err;
 	int rc;
 	unsigned bad;           /* records of a size or kind we do not know */
+	uint64_t discarded_time;
 } bpf_state;
+
+/* A CPU's direct records (an event of a program that interrupted another
+ * while it appended to the stage) come before the staged events older
+ * than them: they wait here, in time order, and go into the CPU's stream
+ * just before its first later event, or once a flush of that CPU's stage
+ * after them has been read. */
+#define HELD_MAX 256
+struct held {
+	struct bcr_event_ext r[HELD_MAX];
+	unsigned n;
+	bool flushed;       /* this round's flush of the CPU's stage took everything */
+};
+
+/* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
+ * away (discard), or decoded into events and thrown away (decode), instead
+ * of going to the sink. The capture then records nothing: only to split the
+ * cost between the kernel, the rings and the sink. */
+enum { USER_SINK, USER_DISCARD, USER_DECODE };
 
 /* libbpf's messages: keep the last warning, so a failure can be said in one
  * line instead of libbpf's multi-line verifier dump on stderr. libbpf's print
@@ -182,6 +207,12 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	s->rodata->per_cpu_rings = !env_is("BLKREEL_BPF_RING", "shared");
 	s->rodata->wakeup = st->wakeup;
 	s->rodata->empty = env_is("BLKREEL_BPF_EMPTY", "1");
+	s->rodata->noring = env_is("BLKREEL_BPF_NORING", "1");
+	s->rodata->staging = st->staging;
+	s->rodata->pair_cost = env_is("BLKREEL_BPF_PAIRCOST", "1");
+	const char *every = getenv("BLKREEL_BPF_DIRECT_EVERY");
+	s->rodata->direct_every = every ? (bcr_u32)strtoul(every, NULL, 10) : 0;
+	bpf_program__set_autoload(s->progs.blkr_flush, st->staging);
 	s->rodata->names = !env_is("BLKREEL_BPF_NAMES", "0");
 	for (size_t t = 0; t < NTP; t++) {
 		unsigned k = tp_defs[t].kind;
@@ -230,12 +261,15 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 
 static void unload(bpf_state *st)
 {
+	st->flush_fd = -1;
 	for (size_t t = 0; t < NTP; t++) {
 		bpf_link__destroy(st->links[t]);
 		st->links[t] = NULL;
 	}
 	ring_buffer__free(st->rb);
 	st->rb = NULL;
+	free(st->held);
+	st->held = NULL;
 	capture_bpf__destroy(st->skel);
 	st->skel = NULL;
 	for (unsigned c = 0; c < st->nrings; c++)
@@ -246,13 +280,9 @@ static void unload(bpf_state *st)
 	st->nrings = 0;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+/* One event of a batch into the sink. */
+static int on_event(bpf_state *st, const void *data, size_t size)
 {
-	bpf_state *st = ctx;
-	if (size < sizeof(struct bcr_event)) {
-		st->bad++;
-		return 0;
-	}
 	const struct bcr_event *r = data;
 	if (r->kind >= BCR_NKINDS || r->dev >= st->cfg->ndevices) {
 		st->bad++;
@@ -298,10 +328,95 @@ static int on_record(void *ctx, void *data, size_t size)
 			ev.pdu_len = 16;
 		}
 	}
+	if (st->user_stage == USER_DECODE) {
+		st->discarded_time ^= ev.time; /* keep the decoding from being optimised away */
+		return 0;
+	}
 	int rc = cap_sink_push(st->sink, &ev, NULL, st->err);
 	if (rc < 0) {
 		st->rc = rc;
 		return rc;
+	}
+	return 0;
+}
+
+static size_t record_size(const struct bcr_event *r)
+{
+	return bcr_has_payload(r->kind) ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
+}
+
+/* Push cpu's held records older than time (all: every one). */
+static int release_held(bpf_state *st, unsigned cpu, uint64_t time, bool all)
+{
+	struct held *h = &st->held[cpu];
+	unsigned k = 0;
+	while (k < h->n && (all || h->r[k].e.time < time)) {
+		int rc = on_event(st, &h->r[k], record_size(&h->r[k].e));
+		if (rc < 0)
+			return rc;
+		k++;
+	}
+	if (k) {
+		memmove(h->r, h->r + k, (h->n - k) * sizeof h->r[0]);
+		h->n -= k;
+	}
+	return 0;
+}
+
+static int hold(bpf_state *st, const struct bcr_event *r, size_t size)
+{
+	struct held *h = &st->held[r->cpu];
+	if (h->n == HELD_MAX) { /* make room: the oldest goes now */
+		int rc = release_held(st, r->cpu, h->r[0].e.time + 1, false);
+		if (rc < 0)
+			return rc;
+	}
+	unsigned at = h->n;
+	while (at > 0 && h->r[at - 1].e.time > r->time)
+		at--;
+	memmove(h->r + at + 1, h->r + at, (h->n - at) * sizeof h->r[0]);
+	memset(&h->r[at], 0, sizeof h->r[at]);
+	memcpy(&h->r[at], r, size);
+	h->n++;
+	return 0;
+}
+
+/* A ring record: a batch of events of one CPU. */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	bpf_state *st = ctx;
+	struct bcr_batch b;
+	if (size < sizeof b) {
+		st->bad++;
+		return 0;
+	}
+	memcpy(&b, data, sizeof b);
+	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT)) {
+		st->bad++;
+		return 0;
+	}
+	if (st->user_stage == USER_DISCARD)
+		return 0;
+	const uint8_t *p = (const uint8_t *)data + sizeof b, *end = p + b.len;
+	for (unsigned i = 0; i < b.nrec; i++) {
+		const struct bcr_event *r = (const void *)p;
+		if ((size_t)(end - p) < sizeof *r || (size_t)(end - p) < record_size(r) || r->cpu >= st->cfg->ncpu) {
+			st->bad++;
+			return 0;
+		}
+		size_t rsize = record_size(r);
+		int rc = 0;
+		if (b.how == BCR_BATCH_DIRECT && st->staging) {
+			rc = hold(st, r, rsize);
+		} else {
+			if (st->held[r->cpu].n)
+				rc = release_held(st, r->cpu, r->time, false);
+			if (rc == 0)
+				rc = on_event(st, p, rsize);
+		}
+		if (rc < 0)
+			return rc;
+		p += rsize;
 	}
 	return 0;
 }
@@ -327,6 +442,7 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	(void)ks; /* nothing machine-wide: every object is tied to our fds */
 	bpf_state *st = vst;
 	st->cfg = cfg;
+	st->flush_fd = -1;
 	for (unsigned c = 0; c < sizeof st->ring_fds / sizeof st->ring_fds[0]; c++)
 		st->ring_fds[c] = -1;
 	quiet_libbpf();
@@ -363,6 +479,10 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	while (ring_bytes < want)
 		ring_bytes *= 2;
 	st->wakeup = env_is("BLKREEL_BPF_WAKEUP", "1");
+	st->staging = !env_is("BLKREEL_BPF_STAGE", "0");
+	st->user_stage = env_is("BLKREEL_BPF_USER", "discard")  ? USER_DISCARD
+			 : env_is("BLKREEL_BPF_USER", "decode") ? USER_DECODE
+								 : USER_SINK;
 	st->raw_tp = env_is("BLKREEL_BPF_ATTACH", "raw_tp");
 	rc = load(st, args, use, st->raw_tp, ring_bytes, err);
 	if (rc && !st->raw_tp) {
@@ -387,6 +507,9 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
 		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
 	struct capture_bpf *s = st->skel;
+	if (!(st->held = calloc(cfg->ncpu, sizeof *st->held)))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	st->flush_fd = st->staging ? bpf_program__fd(s->progs.blkr_flush) : -1;
 	if (s->rodata->per_cpu_rings) {
 		st->rb = ring_buffer__new(st->ring_fds[0], on_record, st, NULL);
 		for (unsigned c = 1; st->rb && c < st->nrings; c++)
@@ -412,6 +535,23 @@ static int bpf_fds(void *vst, struct pollfd *pfd, int max)
 	return 1;
 }
 
+/* Each CPU's staged events into its ring: blkr_flush run on that CPU (an
+ * offline CPU refuses, and has nothing staged). Returns the time before
+ * the first flush: a held record older than it is in place once the
+ * rings are read, if its CPU's flush took everything. */
+static uint64_t flush_stages(bpf_state *st)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	uint64_t before = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	for (unsigned c = 0; st->flush_fd >= 0 && c < st->cfg->ncpu; c++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = c);
+		int rc = bpf_prog_test_run_opts(st->flush_fd, &o);
+		st->held[c].flushed = rc != 0 || o.retval == 0; /* refused: offline, nothing staged */
+	}
+	return before;
+}
+
 static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 {
 	bpf_state *st = vst;
@@ -420,9 +560,16 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 	st->sink = sink;
 	st->err = err;
 	st->rc = 0;
+	uint64_t flushed_before = flush_stages(st);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)
 		return st->rc;
+	for (unsigned c = 0; n >= 0 && c < st->cfg->ncpu; c++)
+		if (st->held[c].n && (st->held[c].flushed || st->stopped)) {
+			int rc = release_held(st, c, flushed_before, st->stopped);
+			if (rc < 0)
+				return rc;
+		}
 	if (n < 0)
 		return br_error_set(err, BR_ESYS, -n, NULL, -1, "reading the BPF ring buffers");
 	return n;
@@ -437,6 +584,7 @@ static int bpf_stop(void *vst, br_error *err)
 		bpf_link__destroy(st->links[t]);
 		st->links[t] = NULL;
 	}
+	st->stopped = true;
 	return 0;
 }
 

@@ -40,6 +40,10 @@ const volatile bcr_u64 start_lba = 0, end_lba = 0;
 const volatile bool per_cpu_rings = true;
 const volatile bool wakeup = false;
 const volatile bool empty = false;   /* the bench's floor: programs that do nothing */
+const volatile bool noring = false;  /* measurement: everything but the ring record */
+const volatile bool staging = true;  /* batch a CPU's events (off: one ring record per event) */
+const volatile bool pair_cost = false; /* measurement: the map work pairing in the kernel would add */
+const volatile __u32 direct_every = 0; /* test: every Nth event takes the interrupted-append path */
 const volatile bool names = true;
 /* Argument positions (tracepoint args, without the leading void *). For each
  * tracepoint: the bio/request/queue pointer, and its scalars in order. */
@@ -162,13 +166,38 @@ static __always_inline void note_comm(__u32 tid)
 	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
 }
 
-static __always_inline void count_drop(void)
+static __always_inline void count_drops(__u32 n)
 {
 	__u32 zero = 0;
 	__u64 *d = bpf_map_lookup_elem(&drops, &zero);
 	if (d)
-		*d += 1;
+		*d += n;
 }
+
+/* A CPU's staging area: events are appended here and go to the ring a
+ * batch at a time. One ring reservation per event (a lock with interrupts
+ * off, a cold cache line of a 32 MiB ring) was a third of a program's cost,
+ * and most of the programs run in the submitting task's own time. */
+struct stage {
+	__u32 busy;          /* a program of ours is appending on this CPU */
+	__u32 tick;          /* events seen, for direct_every */
+	struct bcr_batch hdr;
+	__u8 data[BCR_STAGE_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stage);
+} stages SEC(".maps");
+
+/* Programs nest only through interrupts (tracepoints run with preemption
+ * off), and an interrupting program finishes before the one it interrupted
+ * goes on. So the flag is plain memory: a program that finds it set (it
+ * interrupted an append) writes its event to the ring on its own instead. */
+#define COMPILER_BARRIER() asm volatile("" ::: "memory")
+#define STAGE_LIMIT (BCR_STAGE_BYTES - sizeof(struct bcr_event_ext))
 
 static __always_inline void *reserve(__u32 cpu, __u64 size)
 {
@@ -181,26 +210,37 @@ static __always_inline void *reserve(__u32 cpu, __u64 size)
 	return bpf_ringbuf_reserve(&ring, size, 0);
 }
 
-/* The common tail: pid, action mask, LBA range, then the record. ext is
- * whether it carries a payload. Returns 0 (a tracepoint's return is ignored). */
-static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector, __u32 bytes, __u32 opf,
-				__u8 status, bool ext, __u64 value, __u32 old_dev)
+static __always_inline long ring_output(__u32 cpu, void *data, __u64 size)
 {
-	__u16 cats = kind == BCR_PLUG || kind == BCR_UNPLUG_IO || kind == BCR_UNPLUG_TIMER ? 0 : op_categories(opf);
-	if (act_mask != 0xffff && !((cats | act_cat) & act_mask))
-		return 0;
-	if (sector && (sector < start_lba || (end_lba && sector > end_lba)))
-		return 0;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (filter_pid && tid != filter_pid)
-		return 0;
-	__u64 now = bpf_ktime_get_ns();
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct bcr_event *e = reserve(cpu, ext ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event));
-	if (!e) {
-		count_drop();
-		return 0;
+	__u64 flags = wakeup ? 0 : BPF_RB_NO_WAKEUP;
+	if (per_cpu_rings) {
+		void *rb = bpf_map_lookup_elem(&rings, &cpu);
+		if (!rb)
+			return -1;
+		return bpf_ringbuf_output(rb, data, size, flags);
 	}
+	return bpf_ringbuf_output(&ring, data, size, flags);
+}
+
+/* The stage's events to the ring as one batch (counted as drops when the
+ * ring has no room). The caller holds the stage (busy). */
+static __always_inline void flush_stage(struct stage *st, __u32 cpu)
+{
+	__u32 len = st->hdr.len;
+	if (!len)
+		return;
+	if (len > BCR_STAGE_BYTES)
+		len = BCR_STAGE_BYTES;
+	st->hdr.how = BCR_BATCH_STAGED;
+	if (ring_output(cpu, &st->hdr, sizeof st->hdr + len))
+		count_drops(st->hdr.nrec);
+	st->hdr.len = 0;
+	st->hdr.nrec = 0;
+}
+
+static __always_inline void fill(struct bcr_event *e, __u64 now, __u8 kind, __u16 cats, int dev, __u64 sector,
+				 __u32 bytes, __u32 tid, __u8 status, __u32 cpu, bool ext, __u64 value, __u32 old_dev)
+{
 	e->time = now;
 	e->sector = sector;
 	e->bytes = bytes;
@@ -217,10 +257,100 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 		x->old_dev = old_dev;
 		x->pad = 0;
 	}
-	bpf_ringbuf_submit(e, wakeup ? 0 : BPF_RB_NO_WAKEUP);
+}
+
+/* The common tail: pid, action mask, LBA range, then the record. ext is
+ * whether it carries a payload. Returns 0 (a tracepoint's return is ignored). */
+static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector, __u32 bytes, __u32 opf,
+				__u8 status, bool ext, __u64 value, __u32 old_dev)
+{
+	__u16 cats = kind == BCR_PLUG || kind == BCR_UNPLUG_IO || kind == BCR_UNPLUG_TIMER ? 0 : op_categories(opf);
+	if (act_mask != 0xffff && !((cats | act_cat) & act_mask))
+		return 0;
+	if (sector && (sector < start_lba || (end_lba && sector > end_lba)))
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (filter_pid && tid != filter_pid)
+		return 0;
+	__u32 cpu = bpf_get_smp_processor_id();
+	if (noring) {
+		bpf_ktime_get_ns();
+		if (names)
+			note_comm(tid);
+		return 0;
+	}
+	__u32 size = ext ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
+	__u32 zero = 0;
+	struct stage *st = staging ? bpf_map_lookup_elem(&stages, &zero) : NULL;
+	bool forced = st && direct_every && ++st->tick % direct_every == 0;
+	if (st && !st->busy && !forced) {
+		st->busy = 1;
+		COMPILER_BARRIER();
+		/* the time after taking the stage: an interrupting program that
+		 * appended before this is also earlier */
+		__u64 now = bpf_ktime_get_ns();
+		__u32 len = st->hdr.len;
+		if (len > STAGE_LIMIT) { /* never, as flushed below; bounds len for the verifier */
+			flush_stage(st, cpu);
+			len = 0;
+		}
+		fill((struct bcr_event *)(st->data + len), now, kind, cats, dev, sector, bytes, tid, status, cpu, ext,
+		     value, old_dev);
+		st->hdr.len = len + size;
+		st->hdr.nrec++;
+		if (st->hdr.len > STAGE_LIMIT)
+			flush_stage(st, cpu);
+		COMPILER_BARRIER();
+		st->busy = 0;
+	} else {
+		__u64 now = bpf_ktime_get_ns();
+		struct bcr_batch *b = reserve(cpu, sizeof *b + size);
+		if (!b) {
+			count_drops(1);
+			return 0;
+		}
+		b->len = size;
+		b->nrec = 1;
+		b->how = BCR_BATCH_DIRECT;
+		b->pad = 0;
+		fill((struct bcr_event *)(b + 1), now, kind, cats, dev, sector, bytes, tid, status, cpu, ext, value,
+		     old_dev);
+		bpf_ringbuf_submit(b, wakeup ? 0 : BPF_RB_NO_WAKEUP);
+	}
 	if (names)
 		note_comm(tid);
 	return 0;
+}
+
+/* What pairing in the kernel would cost at least: an entry per IO made at
+ * Q, found at G, D and C (a request's first bio is its key: block_getrq
+ * has no request), removed at C. Only for measuring (BLKREEL_BPF_PAIRCOST=1:
+ * on top of the records). */
+struct pair_times {
+	__u64 t[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct pair_times);
+} pair_probe SEC(".maps");
+
+static __always_inline void pair_touch(__u64 key, __u8 kind)
+{
+	if (kind == BCR_QUEUE) {
+		struct pair_times v = {};
+		v.t[0] = key;
+		bpf_map_update_elem(&pair_probe, &key, &v, BPF_ANY);
+		return;
+	}
+	struct pair_times *v = bpf_map_lookup_elem(&pair_probe, &key);
+	if (!v)
+		return;
+	v->t[kind == BCR_GETRQ ? 1 : kind == BCR_ISSUE ? 2 : 3] = key;
+	if (kind == BCR_COMPLETE)
+		bpf_map_delete_elem(&pair_probe, &key);
 }
 
 static __always_inline int bio_dev(struct bio *bio, bool direct, __u32 *dev)
@@ -259,6 +389,8 @@ static __always_inline int on_bio(__u64 *ctx, __u8 kind, __u16 act_cat, bool dir
 	if (idx < 0)
 		return 0;
 	__u32 size = RD(direct, bio, bi_iter.bi_size);
+	if (pair_cost && (kind == BCR_QUEUE || kind == BCR_GETRQ))
+		pair_touch((__u64)bio, kind);
 	__u32 opf = RD(direct, bio, bi_opf);
 	__u8 status = 0;
 	if (kind == BCR_BIO_COMPLETE)
@@ -282,6 +414,8 @@ static __always_inline int on_rq(__u64 *ctx, __u8 kind, __u16 act_cat, bool dire
 	if (!rq || disk_dev(RD(direct, rq, q), direct, &dev))
 		return 0;
 	__u32 opf = RD(direct, rq, cmd_flags);
+	if (pair_cost && (kind == BCR_ISSUE || kind == BCR_COMPLETE))
+		pair_touch((__u64)RD(direct, rq, bio), kind);
 	__u64 pos = RD(direct, rq, __sector);
 	__u32 len = RD(direct, rq, __data_len);
 	__u32 op = opf & 0xff;
@@ -351,3 +485,24 @@ RQ_PROGS(complete, "block_rq_complete", BCR_COMPLETE, TC_COMPLETE)
 RQ_PROGS(rremap, "block_rq_remap", BCR_RQ_REMAP, TC_QUEUE)
 Q_PROGS(plug, "block_plug", BCR_PLUG)
 Q_PROGS(unplug, "block_unplug", BCR_UNPLUG_IO)
+
+/* Run by user space on each CPU (BPF_PROG_TEST_RUN on that CPU) before it
+ * reads the rings, so that a CPU's last events do not wait in its stage for
+ * more to come. Returns 1 when it interrupted an append and left the stage
+ * alone (the next round takes it), else 0. */
+SEC("raw_tp")
+int blkr_flush(void *ctx)
+{
+	__u32 zero = 0;
+	struct stage *st = bpf_map_lookup_elem(&stages, &zero);
+	if (!st)
+		return 0;
+	if (st->busy)
+		return 1;
+	st->busy = 1;
+	COMPILER_BARRIER();
+	flush_stage(st, bpf_get_smp_processor_id());
+	COMPILER_BARRIER();
+	st->busy = 0;
+	return 0;
+}

@@ -50,6 +50,30 @@ struct bcr_event_ext {
 	bcr_u32 pad;
 };
 
+/* What one ring buffer record is: a batch of events of one CPU, in time
+ * order. BCR_BATCH_STAGED: the events the CPU's programs appended to its
+ * staging area (one ring write per BCR_STAGE_BYTES instead of one per
+ * event). BCR_BATCH_DIRECT: one event of a program that interrupted another
+ * of ours while it appended (or every event when staging is off): it
+ * reaches the ring before the staged events older than it, and user space
+ * puts it back in its place. */
+struct bcr_batch {
+	bcr_u32 len;      /* bytes of events after this header */
+	bcr_u16 nrec;     /* events in it */
+	bcr_u8 how;       /* BCR_BATCH_* */
+	bcr_u8 pad;
+};
+#define BCR_BATCH_STAGED 0
+#define BCR_BATCH_DIRECT 1
+#define BCR_STAGE_BYTES 2048
+
+/* The kinds whose records are the 48-byte bcr_event_ext. */
+static inline int bcr_has_payload(unsigned kind)
+{
+	return kind == BCR_SPLIT || kind == BCR_BIO_REMAP || kind == BCR_RQ_REMAP || kind == BCR_UNPLUG_IO ||
+	       kind == BCR_UNPLUG_TIMER;
+}
+
 #define BCR_MAX_DEVS 64
 #define BCR_STAGE_BIO 1u /* bio events: the device (partition) the bio was sent to */
 #define BCR_STAGE_RQ 2u  /* request events: the whole disk's dev_t */

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # capture.sh — what tracing costs: fio 4 KiB random reads, queue depth 32, libaio, O_DIRECT, on a
 # loop device over a file in /dev/shm (RAM-backed), untraced and under each blkreel-capture backend
-# and Debian's blktrace (where it works). Modes alternate within each round (the machine is shared
-# and noisy); "paired loss" compares each traced run with the untraced run of its own round.
+# and Debian's blktrace (where it works). Modes alternate within each round, each traced run between
+# two untraced runs (the machine is shared and noisy); "paired loss" compares each traced run with
+# the mean of its two untraced neighbours.
 #   tests/bench/capture.sh            (root; ROUNDS=5 SECONDS_PER_RUN=5 by default)
 #   MODES="none bpf bpf-shared" tests/bench/capture.sh   (a subset, or the variants below)
 # Modes: none; bpf (full); bpf-ic (-a issue,complete); bpf-floor (the same tracepoints, programs
 # that return at once); bpf-shared (one ring for all CPUs); bpf-wakeup (a wakeup per record, read
 # on poll); bpf-nonames (no pid->comm map); perf; tracefs; blktrace.
+# Where the full capture's cost goes (each records less than the one after it; only for measuring):
+# bpf-noring (programs do everything but write the record), bpf-discard (records read from the
+# rings and thrown away), bpf-decode (decoded into events, thrown away), bpf-nomerge (written to
+# the spool as read, no reorder merge: the file is out of order), then bpf.
 # Per traced mode: events/s recorded, drops, and the capture process's own CPU (user + system,
 # from /proc/PID/stat while it traces) per million events.
 # Holds the tracer lock throughout; creates and always detaches its own loop device.
@@ -59,7 +64,7 @@ capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
     bpf-floor) echo "--backend bpf" ;;
     bpf-shared) echo "--backend bpf" ;;
     bpf-wakeup) echo "--backend bpf" ;;
-    bpf-nonames) echo "--backend bpf" ;;
+    bpf-*) echo "--backend bpf" ;;
     *) echo "--backend $1" ;;
     esac
 }
@@ -69,11 +74,17 @@ capture_env() {
     bpf-shared) echo "BLKREEL_BPF_RING=shared" ;;
     bpf-wakeup) echo "BLKREEL_BPF_WAKEUP=1" ;;
     bpf-nonames) echo "BLKREEL_BPF_NAMES=0" ;;
+    bpf-noring) echo "BLKREEL_BPF_NORING=1" ;;
+    bpf-discard) echo "BLKREEL_BPF_USER=discard" ;;
+    bpf-decode) echo "BLKREEL_BPF_USER=decode" ;;
+    bpf-nomerge) echo "BLKREEL_CAPTURE_NOMERGE=1" ;;
+    bpf-perevent) echo "BLKREEL_BPF_STAGE=0" ;;
+    bpf-paircost) echo "BLKREEL_BPF_PAIRCOST=1" ;;
     *) echo "BLKREEL_BENCH=1" ;;
     esac
 }
 run_traced() { # run_traced MODE: the capture in the background, fio beside it
-    local m=$1 out=$TMP/$m.err iops t0 t1 ev
+    local m=$1; local out=$TMP/$m.err iops t0 t1 ev
     # shellcheck disable=SC2046
     env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" 2>"$out" &
     CAPPID=$!
@@ -92,7 +103,7 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     rm -f "$TMP/$m".blktrace*
 }
 run_mode() {
-    local m=$1 out=$TMP/$m.err
+    local m=$1; local out=$TMP/$m.err
     case $m in
     none) IOPS[$m]="${IOPS[$m]:-} $(fio_iops)" ;;
     blktrace)
@@ -116,11 +127,22 @@ run_mode() {
     esac
 }
 
+# Each traced run sits between two untraced runs; its loss is against their mean (the host's own
+# speed drifts by 2x within a minute here, so a round-wide baseline is not good enough).
+declare -A LOSS
 for r in $(seq "$ROUNDS"); do
+    run_mode none
+    read -r -a nn <<<"${IOPS[none]}"; before=${nn[-1]}
     for m in "${MODES[@]}"; do
-        [[ -n ${NOTE[$m]:-} ]] && continue
+        [[ $m == none || -n ${NOTE[$m]:-} ]] && continue
         run_mode "$m"
-        echo "round $r $m: ${IOPS[$m]:-}${NOTE[$m]:-}" >&2
+        [[ -n ${NOTE[$m]:-} ]] && { echo "round $r $m: ${NOTE[$m]}" >&2; continue; }
+        run_mode none
+        read -r -a nn <<<"${IOPS[none]}"; after=${nn[-1]}
+        read -r -a tt <<<"${IOPS[$m]}"
+        LOSS[$m]="${LOSS[$m]:-} $(awk -v a="$before" -v b="$after" -v y="${tt[-1]}" 'BEGIN { printf "%.1f", (1 - 2 * y / (a + b)) * 100 }')"
+        echo "round $r $m: ${tt[-1]} between untraced $before and $after" >&2
+        before=$after
     done
 done
 
@@ -130,12 +152,7 @@ base=$(echo "${IOPS[none]:-}" | median)
 echo
 echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IOPS per round: $(for m in "${MODES[@]}"; do [[ -n ${NOTE[$m]:-} ]] || printf '%s:%s ' "$m" "$(echo ${IOPS[$m]} | tr ' ' ',')"; done)"
-paired() { # paired MODE -> per-round losses (1 - traced/untraced), in %
-    local -a a b
-    read -r -a a <<<"${IOPS[none]}"
-    read -r -a b <<<"${IOPS[$1]}"
-    for i in "${!b[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f ", (x - y) * 100 / x }'; done
-}
+paired() { echo "${LOSS[$1]:-}"; } # paired MODE -> its losses (1 - traced/untraced beside it), in %
 printf '%-12s %10s %12s %14s %12s %10s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "drops per run / note"
 for m in "${MODES[@]}"; do
     if [[ -n ${NOTE[$m]:-} ]]; then printf '%-12s %10s %12s %14s %12s %10s  %s\n' "$m" - - - - - "${NOTE[$m]}"; continue; fi

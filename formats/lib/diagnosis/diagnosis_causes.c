@@ -101,7 +101,9 @@ static void structure(diag_ctx *c)
 	}
 	c->sched = ins[1] >= 0.5 && ins[0] < 0.05;
 	c->ra_window = ra[0] > 0.5 && ra[1] > 0.5 && apart(bio[0], bio[1], 4.0);
-	c->flush_each = c->st_flush && fl[1] >= 0.5;
+	/* the slower one flushes more, at least every other write (a flush
+	 * count that differs the other way says nothing of its service time) */
+	c->flush_each = c->st_flush && fl[1] >= 0.5 && fl[1] > fl[0];
 }
 
 static int by_share(const void *x, const void *y)

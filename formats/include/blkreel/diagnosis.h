@@ -35,7 +35,9 @@
  *  5. Significance: each trace is cut into BR_DIAG_SLICES equal time
  *     slices; a factor counts only when the between-trace difference of
  *     its per-slice log values is at least BR_DIAG_T_MIN times their
- *     standard error (Welch). Causes under BR_DIAG_MIN_SHARE, or whose
+ *     standard error (Welch; each mean's variance with the slices'
+ *     autocovariance, Newey–West, never below s²/n). Causes under
+ *     BR_DIAG_MIN_SHARE, or whose
  *     factor is not significant, are not causes. When throughput itself
  *     does not differ significantly, the diagnosis is empty and says "no
  *     significant difference" (then the latency decomposition is the

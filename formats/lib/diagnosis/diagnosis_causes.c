@@ -201,7 +201,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	out->significant = out->ratio >= MIN_RATIO && fabs(out->t_outcome) >= BR_DIAG_T_MIN;
 	structure(&c);
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO &&
-	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp))
+	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp || c.sched))
 		out->significant = true;
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO) {
 		/* bursty work hides a steady difference in the slices' rates: a

@@ -39,6 +39,7 @@ typedef struct job {
 	unsigned journal_n;     /* after each write, this many journal writes queued by jbd2 */
 	uint32_t journal_bytes; /* ... of this size each, */
 	uint64_t journal_ns;    /* ... each served in this long */
+	uint64_t insert_ns;     /* > 0: each IO is inserted into a scheduler (I) and held this long */
 } job;
 
 typedef struct tev {
@@ -103,6 +104,10 @@ static void build(const job *j, trace *t)
 			uint64_t svc = jit(&seed, second ? j->service2_ns : j->service_ns, j->jitter_pct);
 			uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
 			put(t, now, BLK_TA_QUEUE | w, sec, bytes, 100 + s);
+			if (j->insert_ns) {
+				put(t, now + 100, BLK_TA_INSERT | w, sec, bytes, 100 + s);
+				now += j->insert_ns;
+			}
 			bool lost = j->lose_first_d && io == 0;
 			if (!lost)
 				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
@@ -366,6 +371,19 @@ Test(diagnosis, a_journal_in_small_requests_is_amplification)
 	for (size_t k = 0; k < d.ncauses; k++)
 		cr_expect(strcmp(d.causes[k].cause, "io_size"), "io_size named (%.2f): %s", d.causes[k].share,
 			  d.causes[k].evidence);
+}
+
+/* B's requests go through an IO scheduler that holds each 25 us: 1.2x
+ * slower, under the 1.25x a timed difference needs, but the I events
+ * count a difference in how the stacks work: scheduler. */
+Test(diagnosis, a_scheduler_on_one_side_only_counts_from_1_1x)
+{
+	job a = base, b = base;
+	b.insert_ns = 25 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_assert(d.ratio > 1.1 && d.ratio < 1.25, "ratio %.3f", d.ratio);
+	expect_first(&d, "scheduler", "U", 1);
 }
 
 /* The same IOs served in 300 us instead of 100: service_time, in R. */

@@ -8,8 +8,10 @@ priority of the rest of a controlled pair's workload, for as long as it runs, th
 make_pairs.sh runs fio and the capture at SCHED_FIFO, but the IO itself is done by kernel threads
 at ordinary priority: a loop device's work runs on the unbound workqueue pool (kworker/uN:M, named
 "kworker/u8:3-loop0" once it ran loop0's work), blk-mq's deferred queue runs on the per-CPU
-high-priority workers (kworker/N:MH), an ext4 on the loop has jbd2/loopN-8, and buffered writes
-are written back by unbound kworkers. Beside CPU hogs those threads wait for a CPU for up to a
+high-priority workers (kworker/N:MH), a request completed on another CPU than it was issued on
+ends in the block softirq, which beside busy CPUs runs in ksoftirqd/N (a RAM-backed loop's
+buffered reads: most completions, and their D2C grew from 27 to 110 us over one run), an ext4 on
+the loop has jbd2/loopN-8, and buffered writes are written back by unbound kworkers. Beside CPU hogs those threads wait for a CPU for up to a
 scheduler slice (milliseconds; a fair task woken does not preempt the running one at once, at
 any nice), so a RAM-backed loop's service or idle time becomes scheduling delay instead of what
 the pair was built to differ in. Every SCAN_S this moves each such thread still at SCHED_OTHER to
@@ -25,7 +27,7 @@ import sys
 import time
 
 SCAN_S = 0.01
-WORKERS = re.compile(r"^kworker/(u\d+:\d+|\d+:\d+H)([-+].*)?$")
+WORKERS = re.compile(r"^(kworker/(u\d+:\d+|\d+:\d+H)([-+].*)?|ksoftirqd/\d+)$")
 
 
 def usage(rc):

@@ -21,9 +21,9 @@ set -euo pipefail
 # A pair judges one known difference, so nothing else on the machine may make one side slower:
 # the whole run gets the CPU ahead of ordinary work. The script runs at nice -19; each side's job
 # (fio and the capture) runs at SCHED_FIFO $RT_PRIO, and so do the kernel threads that do its IO
-# (boost_workers.py), because a fair task woken beside CPU hogs waits up to a scheduler slice
-# whatever its nice: with nice alone, two `yes` hogs made a RAM-backed loop's 5 us reads take
-# 60-130 us and A/A pairs come out 0.3-2.8x apart.
+# (boost_workers.py: loop and block workers, ksoftirqd, jbd2), because a fair task woken beside
+# CPU hogs waits up to a scheduler slice whatever its nice: with nice alone, two `yes` hogs made a
+# RAM-backed loop's 5 us reads take 60-130 us and A/A pairs come out 0.3-2.8x apart.
 if [[ ${BLKREEL_PAIRS_NICED:-} != 1 ]] && (($(id -u) == 0)); then
     BLKREEL_PAIRS_NICED=1 exec nice -n -19 "$0" "$@"
 fi

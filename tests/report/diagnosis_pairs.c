@@ -208,8 +208,8 @@ void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r)
 	if (geteuid() != 0)
 		cr_skip_test("needs root (loop devices, block tracing)");
 	memset(r, 0, sizeof *r);
-	char history[1024] = "";
-	for (r->attempts = 1; r->attempts <= 3; r->attempts++) {
+	char history[2048] = "";
+	for (r->attempts = 1; r->attempts <= DP_CAPTURES; r->attempts++) {
 		char *err = NULL;
 		/* the script takes the machine-wide tracer lock itself: we must not hold it */
 		int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BIN='%s' '%s/tests/report/pairs/make_pairs.sh' --quick -o '%s' %s",
@@ -245,5 +245,5 @@ void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r)
 		fprintf(stderr, "[INFO] %s: capture %d did not come out as built (%s); capturing again\n", pair,
 			r->attempts, why);
 	}
-	cr_assert_fail("%s: the pair did not come out as built in 3 captures:%s", pair, history);
+	cr_assert_fail("%s: the pair did not come out as built in %d captures:%s", pair, DP_CAPTURES, history);
 }

@@ -69,7 +69,7 @@ for p in "${SELECTED[@]}"; do
 done
 
 # ---- state to put back -------------------------------------------------------------------------
-TMP="" SHM="" MNT=""
+TMP="" SHM="" MNT="" TOUCH_MIB=0
 LOOPS=()            # loop devices we attached, in order
 KNOB_PATHS=()       # sysfs files we wrote, in order, with their first value
 KNOB_VALUES=()
@@ -257,9 +257,20 @@ warm() { # warm DEV — read what the jobs read once, so both sides find the hos
     dd if="$1" of=/dev/null bs=1M count="$IMG_MIB" iflag=direct status=none
 }
 
+touch_memory() { # touch_memory MiB — fault in, then free, that much memory in a tmpfs file
+    # The host backs this guest's memory lazily: a page the guest never touched costs a host
+    # fault on first use. A side that fills 1 GiB of page cache could get such pages partway
+    # through (its 64 KiB reads on a RAM-backed loop went from 24 to ~100 us beyond some offset
+    # in one side of about half the A/A captures) and the other side not. Pages just freed are
+    # handed out first, so both sides then get pages that are backed already.
+    dd if=/dev/zero of="$SHM/touch" bs=1M count="$1" status=none
+    rm -f "$SHM/touch"
+}
+
 side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.blktrace.gz
     local pair=$1 s=$2 dev=$3; shift 3
     mkdir -p "$OUT/$pair"
+    ((TOUCH_MIB)) && touch_memory "$TOUCH_MIB"
     blockdev --flushbufs "$dev"
     log "$pair/$s on $dev: $*"
     boost_start "$dev"
@@ -338,6 +349,7 @@ run_pair() {
         side "$p" b "$LA" "${FIO[@]}" ;;
     readahead)
         attach ram "$BIG_MIB"; LA=$L
+        TOUCH_MIB=$((2 * BIG_MIB))
         fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 1024
         side "$p" a "$LA" "${FIO[@]}"
@@ -388,11 +400,13 @@ run_pair() {
         side "$p" b "$LA" "${FIO[@]}" ;;
     aa_buffered_read)
         attach ram "$BIG_MIB"; LA=$L
+        TOUCH_MIB=$((2 * BIG_MIB))
         fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 32
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" ;;
     esac
+    TOUCH_MIB=0
     detach_all
 }
 

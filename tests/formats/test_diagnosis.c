@@ -34,6 +34,12 @@ typedef struct job {
 	bool lose_first_d;      /* the first IO's D and C are missing (its Q stays) */
 	uint64_t interval_ns;   /* > 0: open loop, a Q every interval whatever completes */
 	double cut_at;          /* > 0: stop the trace at this fraction of its events */
+	uint64_t pre_flush_ns;  /* the flush is queued (Q FWS 0) this long after the write completes */
+	unsigned flush_every;   /* > 1: only every k-th write is followed by the flush */
+	unsigned journal_n;     /* after each write, this many journal writes queued by jbd2 */
+	uint32_t journal_bytes; /* ... of this size each, */
+	uint64_t journal_ns;    /* ... each served in this long */
+	uint64_t insert_ns;     /* > 0: each IO is inserted into a scheduler (I) and held this long */
 } job;
 
 typedef struct tev {
@@ -65,7 +71,8 @@ typedef struct trace {
 	unsigned dropped;
 } trace;
 
-static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
+static void put_by(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid,
+		   const char *comm)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 4096;
@@ -73,8 +80,14 @@ static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t
 		cr_assert(t->e);
 	}
 	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, bytes, pid);
+	t->e[t->n].ev.comm = comm;
 	t->e[t->n].order = t->order++;
 	t->n++;
+}
+
+static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
+{
+	put_by(t, time, action, sec, bytes, pid, "fio");
 }
 
 static void build(const job *j, trace *t)
@@ -91,6 +104,10 @@ static void build(const job *j, trace *t)
 			uint64_t svc = jit(&seed, second ? j->service2_ns : j->service_ns, j->jitter_pct);
 			uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
 			put(t, now, BLK_TA_QUEUE | w, sec, bytes, 100 + s);
+			if (j->insert_ns) {
+				put(t, now + 100, BLK_TA_INSERT | w, sec, bytes, 100 + s);
+				now += j->insert_ns;
+			}
 			bool lost = j->lose_first_d && io == 0;
 			if (!lost)
 				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
@@ -104,14 +121,27 @@ static void build(const job *j, trace *t)
 				t->dropped++;
 			else
 				put(t, c, BLK_TA_COMPLETE | w, sec, bytes, 0);
-			if (j->flush_ns) {
+			if (j->journal_n) { /* the journal's copy, queued by its thread, far from the data */
+				uint32_t jw = BLK_TC_ACT(BLK_TC_WRITE);
+				uint64_t jsec = 900000000ull + (uint64_t)io * j->journal_n * (j->journal_bytes >> 9);
+				for (unsigned x = 0; x < j->journal_n; x++, jsec += j->journal_bytes >> 9) {
+					put_by(t, c + 100, BLK_TA_QUEUE | jw, jsec, j->journal_bytes, 7, "jbd2/sda-8");
+					put_by(t, c + 200, BLK_TA_ISSUE | jw, jsec, j->journal_bytes, 7, "jbd2/sda-8");
+					c += 200 + j->journal_ns;
+					put_by(t, c, BLK_TA_COMPLETE | jw, jsec, j->journal_bytes, 0, NULL);
+				}
+			}
+			if (j->flush_ns && (j->flush_every <= 1 || k % j->flush_every == 0)) {
 				uint32_t fn = BLK_TC_ACT(BLK_TC_FLUSH);
+				c += j->pre_flush_ns; /* the host's way from the write to its fsync */
 				put(t, c + 100, BLK_TA_ISSUE | fn, 0, 0, 100 + s);
 				put(t, c + 100 + j->flush_ns, BLK_TA_COMPLETE | fn, 0, 0, 0);
 				c += 100 + j->flush_ns;
 				if (j->fsync_bio) { /* as ext4 and xfs fsync: Q WS 0 before, C WS 0 after */
 					uint32_t ws = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TC_ACT(BLK_TC_SYNC);
-					put(t, c - j->flush_ns - 50, BLK_TA_QUEUE | ws, 0, 0, 100 + s);
+					/* a raw device's fsync queues its bio as a flush (Q FWS 0) */
+					uint32_t qf = j->pre_flush_ns ? fn : 0;
+					put(t, c - j->flush_ns - 50, BLK_TA_QUEUE | ws | qf, 0, 0, 100 + s);
 					put(t, c + 100, BLK_TA_COMPLETE | ws, 0, 0, 0);
 					c += 100;
 				}
@@ -285,6 +315,75 @@ Test(diagnosis, idle_after_an_fsyncs_flush_is_flush)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	expect_first(&d, "flush", "U", 1);
+}
+
+/* The host idles between a write's completion and the flush its fsync
+ * then queues (the syscall's way into the block layer): that idle is the
+ * flush's, not think time. */
+Test(diagnosis, idle_before_an_fsyncs_flush_is_flush)
+{
+	job a = base, b = base;
+	a.think_ns = b.think_ns = 5 * US;
+	b.flush_ns = 5 * US;
+	b.fsync_bio = true;
+	b.pre_flush_ns = 300 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "flush", "U", 1);
+}
+
+/* B flushes less often than A but its device serves the same IOs 3x
+ * slower: that is service time, not the flushes it issues fewer of. */
+Test(diagnosis, fewer_flushes_and_a_slower_device_is_service_time)
+{
+	job a = base, b = base;
+	a.flush_ns = b.flush_ns = 1 * US;
+	b.flush_every = 2;
+	b.service_ns = 300 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	expect_first(&d, "service_time", "R", 1);
+}
+
+/* B writes each 256 KiB of work again as 16 journal writes of 16 KiB
+ * (jbd2's): twice the device bytes, and requests that are smaller on
+ * average only because the journal's are mixed in; the application's
+ * own requests are the same. Per unit of work that is all amplification,
+ * not io_size. */
+Test(diagnosis, a_journal_in_small_requests_is_amplification)
+{
+	job a = base, b = base;
+	a.bytes = b.bytes = 262144;
+	a.n = b.n = 1000;
+	b.journal_n = 16;
+	b.journal_bytes = 16384;
+	b.journal_ns = 10 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_assert(d.significant && d.ncauses, "not significant: ratio %.3f", d.ratio);
+	double amp = 0;
+	for (size_t k = 0; k < d.ncauses; k++)
+		if (!strcmp(d.causes[k].cause, "amplification"))
+			amp += d.causes[k].share;
+	cr_expect_str_eq(d.causes[0].cause, "amplification", "first %s (%s, %.2f): %s", d.causes[0].cause,
+			 d.causes[0].factor, d.causes[0].share, d.causes[0].evidence);
+	cr_expect(amp > 0.8, "amplification explains %.2f", amp);
+	for (size_t k = 0; k < d.ncauses; k++)
+		cr_expect(strcmp(d.causes[k].cause, "io_size"), "io_size named (%.2f): %s", d.causes[k].share,
+			  d.causes[k].evidence);
+}
+
+/* B's requests go through an IO scheduler that holds each 25 us: 1.2x
+ * slower, under the 1.25x a timed difference needs, but the I events
+ * count a difference in how the stacks work: scheduler. */
+Test(diagnosis, a_scheduler_on_one_side_only_counts_from_1_1x)
+{
+	job a = base, b = base;
+	b.insert_ns = 25 * US;
+	br_diagnosis d;
+	diagnose(&a, &b, &d);
+	cr_assert(d.ratio > 1.1 && d.ratio < 1.25, "ratio %.3f", d.ratio);
+	expect_first(&d, "scheduler", "U", 1);
 }
 
 /* The same IOs served in 300 us instead of 100: service_time, in R. */

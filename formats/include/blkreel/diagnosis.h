@@ -35,7 +35,9 @@
  *  5. Significance: each trace is cut into BR_DIAG_SLICES equal time
  *     slices; a factor counts only when the between-trace difference of
  *     its per-slice log values is at least BR_DIAG_T_MIN times their
- *     standard error (Welch). Causes under BR_DIAG_MIN_SHARE, or whose
+ *     standard error (Welch; each mean's variance with the slices'
+ *     autocovariance, Newey–West, never below s²/n). Causes under
+ *     BR_DIAG_MIN_SHARE, or whose
  *     factor is not significant, are not causes. When throughput itself
  *     does not differ significantly, the diagnosis is empty and says "no
  *     significant difference" (then the latency decomposition is the
@@ -82,7 +84,7 @@ typedef struct br_diag_profile {
 	uint64_t span_ns, busy_ns;
 	double area;                  /* ∫ in flight dt = ΣD2C as the device saw it */
 	uint64_t idle_held_ns;        /* idle, requests queued but not dispatched */
-	uint64_t idle_flush_ns;       /* idle, nothing queued, last completion a flush */
+	uint64_t idle_flush_ns;       /* idle, nothing queued, after a flush completed or before one was queued */
 	uint64_t idle_host_ns;        /* idle, nothing queued otherwise */
 	uint64_t idle_gaps;           /* idle stretches ended by a new Q */
 	uint64_t idle_gaps_chained;   /* ... whose Q came within 100 us of the last C */
@@ -99,6 +101,7 @@ typedef struct br_diag_profile {
 	uint64_t q_bios, q_bytes;     /* data bios queued (Q) */
 	uint64_t ra_bios, ra_bytes;   /* ... of them read-ahead */
 	uint64_t q_bytes_kernel;      /* ... queued by kernel threads (journal, writeback) */
+	uint64_t kern_n, kern_bytes;  /* data requests paired D→C whose first bio a kernel thread queued */
 	uint64_t merges, splits, requeues;
 	uint64_t lost_ios;            /* issued, never completed: not counted in flight */
 	uint32_t devices;

@@ -101,7 +101,9 @@ static void structure(diag_ctx *c)
 	}
 	c->sched = ins[1] >= 0.5 && ins[0] < 0.05;
 	c->ra_window = ra[0] > 0.5 && ra[1] > 0.5 && apart(bio[0], bio[1], 4.0);
-	c->flush_each = c->st_flush && fl[1] >= 0.5;
+	/* the slower one flushes more, at least every other write (a flush
+	 * count that differs the other way says nothing of its service time) */
+	c->flush_each = c->st_flush && fl[1] >= 0.5 && fl[1] > fl[0];
 }
 
 static int by_share(const void *x, const void *y)
@@ -199,7 +201,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	out->significant = out->ratio >= MIN_RATIO && fabs(out->t_outcome) >= BR_DIAG_T_MIN;
 	structure(&c);
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO &&
-	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp))
+	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp || c.sched))
 		out->significant = true;
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO) {
 		/* bursty work hides a steady difference in the slices' rates: a

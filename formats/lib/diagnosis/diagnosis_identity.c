@@ -48,21 +48,40 @@ static bool slice_value(const br_diag_slice *sl, int m, double *v)
 	return true;
 }
 
-static void moments(const br_diag_profile *p, int m, double *mean, double *var, size_t *n)
+/* The mean of metric m over the slices and the variance of that mean.
+ * Slices next to each other are not independent (a cache warming, a
+ * neighbour's burst, writeback spanning several): the variance of the
+ * mean is taken with the slices' autocovariance up to NW_LAGS apart
+ * (Newey–West, Bartlett weights), and never below the independent
+ * slices' s²/n, so drift within a trace widens the interval and never
+ * narrows it. */
+#define NW_LAGS 2
+
+static void moments(const br_diag_profile *p, int m, double *mean, double *var_mean, size_t *n)
 {
-	double sum = 0, sq = 0, v;
+	double v[BR_DIAG_SLICES], sum = 0;
 	size_t k = 0;
-	for (size_t i = 0; i < p->nslices; i++)
-		if (slice_value(&p->slice[i], m, &v)) {
-			sum += v;
-			sq += v * v;
+	for (size_t i = 0; i < p->nslices && k < BR_DIAG_SLICES; i++)
+		if (slice_value(&p->slice[i], m, &v[k])) {
+			sum += v[k];
 			k++;
 		}
 	*n = k;
 	*mean = k ? sum / (double)k : 0;
-	*var = k > 1 ? (sq - sum * sum / (double)k) / (double)(k - 1) : 0;
-	if (*var < 0)
-		*var = 0;
+	*var_mean = 0;
+	if (k < 2)
+		return;
+	double gamma[NW_LAGS + 1] = { 0 };
+	for (size_t lag = 0; lag <= NW_LAGS && lag < k; lag++) {
+		for (size_t i = lag; i < k; i++)
+			gamma[lag] += (v[i] - *mean) * (v[i - lag] - *mean);
+		gamma[lag] /= (double)k;
+	}
+	double lrv = gamma[0];
+	for (size_t lag = 1; lag <= NW_LAGS && lag < k; lag++)
+		lrv += 2.0 * (1.0 - (double)lag / (NW_LAGS + 1)) * gamma[lag];
+	double iid = gamma[0] * (double)k / (double)(k - 1); /* the sample variance */
+	*var_mean = (lrv > iid ? lrv : iid) / (double)k;
 }
 
 double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)
@@ -73,7 +92,7 @@ double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)
 	moments(b, m, &mb, &vb, &nb);
 	if (na < 3 || nb < 3)
 		return 0; /* too few slices to tell noise from a difference */
-	double se = sqrt(va / (double)na + vb / (double)nb);
+	double se = sqrt(va + vb);
 	double d = ma - mb;
 	if (se <= 0)
 		return fabs(d) > 1e-9 ? copysign(INFINITY, d) : 0;

@@ -16,6 +16,7 @@ typedef struct diag_dev {
 } diag_dev;
 
 #define DIAG_RUNS 4096           /* busy stretches kept open to later D→C intervals */
+#define DIAG_QUEUED_BY 4096      /* bios remembered by sector (a power of two) */
 
 typedef struct diag_run {
 	uint64_t lo, hi;
@@ -31,6 +32,7 @@ typedef struct diag_acc {
 	uint64_t last_c;          /* last completion */
 	bool last_c_flush;
 	bool gap_open;            /* idle with nothing queued, waiting for the next Q */
+	uint64_t gap_host_ns;     /* that idle so far, not after a flush: whose it is, the next Q says */
 	diag_run runs[DIAG_RUNS]; /* a ring, oldest at run0 */
 	size_t run0, nruns;
 	uint64_t runs_floor;      /* before it, busy time is final */
@@ -39,6 +41,10 @@ typedef struct diag_acc {
 	bool kcomm_kernel;        /* it is a kernel thread */
 	diag_dev devs[8];
 	size_t ndevs;
+	/* who queued the bio starting at a sector: a request is the journal's
+	 * or the application's by its first bio (direct-mapped; a collision
+	 * forgets, and the request counts as the application's) */
+	struct { uint64_t sector; uint32_t dev; bool used, kernel; } queued_by[DIAG_QUEUED_BY];
 } diag_acc;
 
 void diag_init(diag_acc *d);

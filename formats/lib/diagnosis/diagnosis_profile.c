@@ -142,6 +142,12 @@ static void count_ender(diag_acc *d, const char *comm)
 	d->enders[low].n = 1;
 }
 
+static size_t queued_slot(uint32_t dev, uint64_t sector)
+{
+	uint64_t h = (sector ^ ((uint64_t)dev << 40)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (DIAG_QUEUED_BY - 1);
+}
+
 void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 {
 	uint64_t t = ev->time;
@@ -164,13 +170,24 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 			else if (d->last_c_flush)
 				d->p.idle_flush_ns += dt;
 			else
-				d->p.idle_host_ns += dt;
+				d->gap_host_ns += dt; /* booked by what ends the gap */
 		} else {
 			d->p.pending_busy_area += (double)pending * (double)dt;
 		}
 		d->last_t = t;
 	}
 	unsigned code = br_event_code(ev);
+	if (code == __BLK_TA_QUEUE && d->gap_host_ns) {
+		/* the host was idle with nothing queued and then queued a
+		 * flush: that gap is the flush's own submission path (an
+		 * fsync entering the kernel after the write it waited for),
+		 * time the device would not have sat idle without it */
+		if (br_event_is_flush(ev))
+			d->p.idle_flush_ns += d->gap_host_ns;
+		else
+			d->p.idle_host_ns += d->gap_host_ns;
+		d->gap_host_ns = 0;
+	}
 	if (code == __BLK_TA_QUEUE && ev->bytes) {
 		if (s->raw_inflight <= s->lost_open && s->pt.live <= s->raw_inflight + s->stale_pending &&
 		    d->gap_open) {
@@ -194,6 +211,11 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 			d->p.q_bytes_kernel += ev->bytes;
 		else
 			d->fine[slice_at(d, t)].app += (double)ev->bytes;
+		size_t slot = queued_slot(ev->device, ev->sector);
+		d->queued_by[slot].sector = ev->sector;
+		d->queued_by[slot].dev = ev->device;
+		d->queued_by[slot].used = true;
+		d->queued_by[slot].kernel = d->kcomm_kernel;
 	} else if (code == __BLK_TA_BACKMERGE || code == __BLK_TA_FRONTMERGE) {
 		d->p.merges++;
 	} else if (code == __BLK_TA_SPLIT) {
@@ -273,6 +295,12 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 	uint64_t bytes = (r->end - r->start) << 9;
 	d->p.n++;
 	d->p.bytes += bytes;
+	size_t slot = queued_slot(r->dev, r->start);
+	if (d->queued_by[slot].used && d->queued_by[slot].kernel && d->queued_by[slot].sector == r->start &&
+	    d->queued_by[slot].dev == r->dev) {
+		d->p.kern_n++;
+		d->p.kern_bytes += bytes;
+	}
 	d->p.d2c_data += d2c;
 	bool write = br_event_is_write(ev);
 	if (write)
@@ -305,6 +333,8 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 		busy_commit(d, r->lo, r->hi);
 	}
 	d->nruns = 0;
+	p->idle_host_ns += d->gap_host_ns; /* a gap the trace ends in */
+	d->gap_host_ns = 0;
 	p->span_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
 	p->lost_ios = t->lost_ios;
 	p->devices = (uint32_t)t->ndevices;

@@ -78,7 +78,7 @@ void dx_idle_terms(diag_ctx *c, double term, bool sig)
 	dx_add_term(c, c->sched ? "scheduler" : c->ra_window ? "readahead" : "idle", "U",
 		 term * dpart[2] / dsum, sig, ev);
 	dx_say(ev, sizeof ev,
-	    "%s's device sat idle right after a flush completed for %.1f %% of the run against %.1f "
+	    "%s's device sat idle waiting on flushes (before one was queued, after one completed) for %.1f %% of the run against %.1f "
 	    "%% (%s): %lu vs %lu flushes, %.1f vs %.1f requests in flight when one was issued",
 	    c->lab[1], 100 * part[1][1], 100 * part[0][1], c->lab[0], (unsigned long)w->n_flush,
 	    (unsigned long)b->n_flush, w->n_flush ? w->depth_at_flush_sum / (double)w->n_flush : 0,
@@ -124,6 +124,58 @@ void dx_concurrency_term(diag_ctx *c, double term, bool sig)
 }
 
 /* ---- S: bytes per request ---- */
+/* Per unit of work, a stack that writes more device bytes per byte of
+ * work (a journal) also writes them in the journal's requests: when the
+ * kernel threads' share of the bytes grows and their requests differ in
+ * size from the application's, part of the change in bytes per request
+ * is that mix, not a change in anyone's request size. Requests per byte
+ * 1/S = Σ_k β_k·m_k over k = application, kernel thread (β: share of the
+ * bytes, m: requests per byte), split Kitagawa–Oaxaca into the mix (Δβ)
+ * and the rate (Δm); the mix's part of the S term is committed as
+ * amplification, and the rest is returned to the factor's mechanisms. */
+static double amplified_size_term(diag_ctx *c, double term)
+{
+	if (strcmp(c->out->outcome, "work") != 0 || !c->st_amp || !(c->f[1].amp > c->f[0].amp) || term <= 0)
+		return 0;
+	double beta[2][2], m[2][2]; /* [trace][0 application, 1 kernel thread] */
+	for (int k = 0; k < 2; k++) {
+		const br_diag_profile *p = c->p[k];
+		double bytes = (double)p->bytes, kb = (double)p->kern_bytes, kn = (double)p->kern_n;
+		double ab = bytes - kb, an = (double)p->n - kn;
+		if (bytes <= 0)
+			return 0;
+		beta[k][0] = ab / bytes;
+		beta[k][1] = kb / bytes;
+		m[k][0] = ab > 0 ? an / ab : -1;
+		m[k][1] = kb > 0 ? kn / kb : -1;
+	}
+	double mix = 0, rate = 0;
+	for (int j = 0; j < 2; j++) {
+		if (m[0][j] < 0 && m[1][j] < 0)
+			continue;
+		double mw = m[1][j] >= 0 ? m[1][j] : m[0][j], mb = m[0][j] >= 0 ? m[0][j] : mw;
+		mix += (beta[1][j] - beta[0][j]) * (mw + mb) / 2;
+		rate += (mw - mb) * (beta[1][j] + beta[0][j]) / 2;
+	}
+	double delta = mix + rate; /* = 1/S_worse − 1/S_better */
+	if (!(delta > 0) || !(mix > 0))
+		return 0;
+	double part = term * fmin(1.0, mix / delta);
+	char ev[320], a1[32], a2[32], a3[32], a4[32];
+	const br_diag_profile *w = c->p[1];
+	double kern_s = w->kern_n ? (double)w->kern_bytes / (double)w->kern_n : 0;
+	double app_s = w->n > w->kern_n ? (double)(w->bytes - w->kern_bytes) / (double)(w->n - w->kern_n) : 0;
+	dx_say(ev, sizeof ev,
+	    "kernel threads (journal, writeback) queued %.0f %% of %s's device bytes against %.0f %% (%s), "
+	    "in requests of %s against the application's %s: that mix is part of why it moved %s per request "
+	    "against %s",
+	    100 * beta[1][1], c->lab[1], 100 * beta[0][1], c->lab[0], dx_size_str(kern_s, a1, sizeof a1),
+	    dx_size_str(app_s, a2, sizeof a2), dx_size_str(c->f[1].s, a3, sizeof a3),
+	    dx_size_str(c->f[0].s, a4, sizeof a4));
+	dx_commit_term(c, "amplification", "S", part, true, ev);
+	return part;
+}
+
 void dx_size_terms(diag_ctx *c, double term, bool sig)
 {
 	char ev[320], a1[32], a2[32], a3[32], a4[32];
@@ -145,6 +197,7 @@ void dx_size_terms(diag_ctx *c, double term, bool sig)
 		dx_add_term(c, "io_size", "S", term, sig, ev);
 		return;
 	}
+	term -= amplified_size_term(c, term);
 	/* S = app size × bios per request × (paired bytes / queued bytes) */
 	double t_app = dx_ratio_ln(app[0], app[1]), t_merge = dx_ratio_ln(merge[0], merge[1]);
 	double t_split = dx_ratio_ln(split[0], split[1]), t_rest = dx_ratio_ln(rest[0], rest[1]);

@@ -19,8 +19,11 @@
 # whole run, and every capture is checked: a side with requests never completed is captured again.
 set -euo pipefail
 # A pair judges one known difference, so nothing else on the machine may make one side slower:
-# the whole run (fio, the capture, the loop devices' IO) gets the CPU ahead of ordinary work.
-# Under two CPU hogs at nice 0 some sides came out 0.4-11x from what was built without this.
+# the whole run gets the CPU ahead of ordinary work. The script runs at nice -19; each side's job
+# (fio and the capture) runs at SCHED_FIFO $RT_PRIO, and so do the kernel threads that do its IO
+# (boost_workers.py: loop and block workers, ksoftirqd, jbd2), because a fair task woken beside
+# CPU hogs waits up to a scheduler slice whatever its nice: with nice alone, two `yes` hogs made a
+# RAM-backed loop's 5 us reads take 60-130 us and A/A pairs come out 0.3-2.8x apart.
 if [[ ${BLKREEL_PAIRS_NICED:-} != 1 ]] && (($(id -u) == 0)); then
     BLKREEL_PAIRS_NICED=1 exec nice -n -19 "$0" "$@"
 fi
@@ -34,6 +37,8 @@ OUT=$PWD/pairs-data
 BACKEND=${PAIRS_BACKEND:-tracefs}
 QUICK=0
 IMG_MIB=256
+RT_PRIO=10
+RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
 
 PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read)
 
@@ -57,13 +62,14 @@ while (($#)); do
     esac
 done
 ((${#SELECTED[@]})) || SELECTED=("${PAIRS[@]}")
-((QUICK)) && IMG_MIB=128
+((QUICK)) && IMG_MIB=128 RUN_S=1
+BIG_MIB=$((IMG_MIB * 8)) # RAM-backed devices read or written whole, so that a side lasts about a second
 for p in "${SELECTED[@]}"; do
     [[ " ${PAIRS[*]} " == *" $p "* ]] || die "no pair named '$p' (try --list)"
 done
 
 # ---- state to put back -------------------------------------------------------------------------
-TMP="" SHM="" MNT=""
+TMP="" SHM="" MNT="" TOUCH_MIB=0
 LOOPS=()            # loop devices we attached, in order
 KNOB_PATHS=()       # sysfs files we wrote, in order, with their first value
 KNOB_VALUES=()
@@ -91,10 +97,34 @@ detach_all() {
     LOOPS=()
 }
 
+# The loop devices' IO is done by kernel threads (see boost_workers.py): while a side runs they
+# get the workload's priority, and from every path they get their own back.
+BOOST_PID="" BOOST_STATE=""
+boost_start() { # boost_start DEV
+    BOOST_STATE=$TMP/boost.state
+    ((${#RT[@]})) || return 0
+    python3 "$HERE/boost_workers.py" --fifo "$RT_PRIO" --state "$BOOST_STATE" "$1" &
+    BOOST_PID=$!
+}
+boost_stop() {
+    if [[ -n $BOOST_PID ]]; then
+        kill -TERM "$BOOST_PID" 2>/dev/null || true
+        wait "$BOOST_PID" || log "warning: boost_workers.py exit $? while putting kernel threads back"
+    fi
+    BOOST_PID=""
+    # a booster that died without restoring left its record
+    if [[ -n $BOOST_STATE && -e $BOOST_STATE ]]; then
+        python3 "$HERE/boost_workers.py" --restore "$BOOST_STATE" ||
+            log "warning: could not put every kernel thread in $BOOST_STATE back"
+    fi
+    BOOST_STATE=""
+}
+
 cleanup() {
     local rc=$?
     set +e
     trap - INT TERM HUP
+    boost_stop
     detach_all
     [[ -n $TMP && -d $TMP ]] && rm -rf -- "$TMP"
     [[ -n $SHM && -d $SHM ]] && rm -rf -- "$SHM"
@@ -103,64 +133,64 @@ cleanup() {
 }
 
 # ---- pairs: each sets DIFF, WORKLOAD, EXPECT, then runs side a / side b ------------------------
-# n COUNT — COUNT IOs for a full run, a quarter of it with --quick
-n() { if ((QUICK)); then echo $(($1 / 4)); else echo "$1"; fi; }
-
 FIO_COMMON=(--output=/dev/null --name=job --size=64M)
+# Sides run for a fixed time, not a fixed number of IOs: the fast side of a pair would otherwise
+# last tens of milliseconds, a few scheduler slices, and its time slices judge nothing.
+TIMED=(--time_based --runtime="$RUN_S")
 
 describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
     case $1 in
     concurrency)
         DIFF="fio iodepth: A 16, B 1 (libaio, O_DIRECT)"
-        WORKLOAD="4 KiB random reads over 64 MiB, $(n 16000) IOs, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing)"
+        WORKLOAD="4 KiB random reads over 64 MiB, ${RUN_S} s, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing)"
         EXPECT="concurrency" ;;
     idle)
         DIFF="fio thinktime: A none, B 100 us after every IO"
-        WORKLOAD="4 KiB random reads, psync, O_DIRECT, $(n 16000) IOs, RAM-backed loop (file in /dev/shm)"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop (file in /dev/shm)"
         EXPECT="idle" ;;
     flush)
         DIFF="fio fsync: A none, B fsync after every write (a flush request each)"
-        WORKLOAD="4 KiB sequential writes, psync, O_DIRECT, $(n 8000) IOs, RAM-backed loop"
+        WORKLOAD="4 KiB sequential writes, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop"
         EXPECT="flush" ;;
     split)
         DIFF="queue/max_sectors_kb: A 512, B 8 (every 512 KiB IO split into 64)"
-        WORKLOAD="512 KiB sequential reads, libaio iodepth 4, O_DIRECT, $(n 2000) IOs, disk-backed loop (direct-io=on; on a RAM-backed loop splitting costs nothing measurable)"
+        WORKLOAD="512 KiB sequential reads, libaio iodepth 4, O_DIRECT, ${RUN_S} s, disk-backed loop (direct-io=on; on a RAM-backed loop splitting costs nothing measurable)"
         EXPECT="split (io_size acceptable: the stack's request size limit)" ;;
     io_size)
-        DIFF="fio bs: A 64 KiB, B 4 KiB (same bytes: $(n 128) MiB)"
-        WORKLOAD="sequential reads, psync, O_DIRECT, RAM-backed loop"
+        DIFF="fio bs: A 64 KiB, B 4 KiB"
+        WORKLOAD="sequential reads, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop"
         EXPECT="io_size" ;;
     merge)
         DIFF="queue/nomerges: A 0 (merging), B 2 (no merging)"
-        WORKLOAD="4 KiB sequential writes, libaio iodepth 32 submitted and reaped in batches of 32 (so they meet in the plug), O_DIRECT, $(n 32000) IOs, disk-backed loop (direct-io=on; on a RAM-backed loop one 128 KiB request costs what 32 of 4 KiB do)"
+        WORKLOAD="4 KiB sequential writes, libaio iodepth 32 submitted and reaped in batches of 32 (so they meet in the plug), O_DIRECT, ${RUN_S} s, disk-backed loop (direct-io=on; on a RAM-backed loop one 128 KiB request costs what 32 of 4 KiB do)"
         EXPECT="merge" ;;
     readahead)
         DIFF="queue/read_ahead_kb: A 1024, B 0"
-        WORKLOAD="4 KiB sequential buffered reads of the device (page cache dropped first), $(n 64) MiB, RAM-backed loop"
+        WORKLOAD="4 KiB sequential buffered reads of the device (page cache dropped first), all $BIG_MIB MiB of a RAM-backed loop"
         EXPECT="readahead" ;;
     scheduler)
         DIFF="queue/scheduler: A none, B bfq (queue/rotational 1 on both sides: bfq serves one process's queue at a time and holds the others' IOs)"
-        WORKLOAD="4 processes, 4 KiB random reads each in its own quarter of the device, psync, O_DIRECT, 4000 IOs each (with --quick too: shorter runs are all noise), disk-backed loop (direct-io=on, read once before tracing; on a RAM-backed loop, which serves one request at a time anyway, bfq changes nothing measurable, nor does kyber in a short run)"
+        WORKLOAD="4 processes, 4 KiB sequential reads each in its own quarter of the device, psync, O_DIRECT, ${RUN_S} s, disk-backed loop (direct-io=on, read once before tracing; bfq idles for a sequential reader's next IO and serves one at a time: 2.6x apart beside two CPU hogs, where random readers, for which it does not idle, came out 1.04-1.47x; on a RAM-backed loop, which serves one request at a time anyway, bfq changes nothing measurable, nor does kyber in a short run)"
         EXPECT="scheduler" ;;
     service_time)
         DIFF="backing store: A a file in /dev/shm (RAM), B a file on /var/tmp's disk (loop direct-io=on)"
-        WORKLOAD="4 KiB random writes, psync, O_DIRECT, $(n 8000) IOs, same loop settings"
+        WORKLOAD="4 KiB random writes, psync, O_DIRECT, ${RUN_S} s, same loop settings"
         EXPECT="service_time" ;;
     amplification)
         DIFF="ext4 mount option: A data=ordered, B data=journal (every data block also written to the journal)"
-        WORKLOAD="fio 4 KiB sequential buffered writes of $(n 64) MiB into one file (rewritten: fio lays it out in an untraced run first), fsync every 64 writes, ext4 on a RAM-backed loop (mkfs and mount before tracing)"
+        WORKLOAD="fio 4 KiB sequential buffered writes of $((BIG_MIB / 4)) MiB into one file (rewritten: fio lays it out in an untraced run first), fsync every 64 writes, ext4 with 4 KiB blocks on a $BIG_MIB MiB RAM-backed loop (mkfs and mount before tracing)"
         EXPECT="amplification" ;;
     aa_randread)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB random reads, psync, O_DIRECT, 16000 IOs (with --quick too), RAM-backed loop"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop"
         EXPECT="none: empty diagnosis" ;;
     aa_qd4_writes)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, 16000 IOs (with --quick too), RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared)"
+        WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, ${RUN_S} s, RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared)"
         EXPECT="none: empty diagnosis" ;;
     aa_buffered_read)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB sequential buffered reads of the whole device ($IMG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop"
+        WORKLOAD="4 KiB sequential buffered reads of the whole device ($BIG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop"
         EXPECT="none: empty diagnosis" ;;
     esac
 }
@@ -178,6 +208,11 @@ fi
 for c in losetup fio dd blockdev mkfs.ext4 mount umount mountpoint python3; do
     command -v "$c" >/dev/null || die "missing $c"
 done
+RT=(chrt -f "$RT_PRIO")
+if ! chrt -f "$RT_PRIO" true 2>/dev/null; then # e.g. a cgroup with no real-time budget
+    log "warning: cannot run at SCHED_FIFO here; sides run at nice -19 only, and under CPU load may not come out as built"
+    RT=()
+fi
 exec 9>/run/lock/blkreel-tracer.lock
 flock -w 600 9 || die "the tracer lock /run/lock/blkreel-tracer.lock stayed taken for 10 minutes"
 trap cleanup EXIT
@@ -188,13 +223,14 @@ TMP=$(mktemp -d /var/tmp/blkreel-pairs.XXXXXX)
 SHM=$(mktemp -d /dev/shm/blkreel-pairs.XXXXXX)
 mkdir -p "$OUT"
 
-attach() { # attach ram|disk — sets L (device) and Q (its queue dir)
+attach() { # attach ram|disk [MiB] — sets L (device), Q (its queue dir) and MIB (its size)
     local img
+    MIB=${2:-$IMG_MIB}
     case $1 in
     ram)
-        img=$SHM/ram.img
+        img=$SHM/ram-$MIB.img
         # every page allocated now: a first write into a tmpfs hole costs several times a rewrite
-        [[ -e $img ]] || dd if=/dev/zero of="$img" bs=1M count="$IMG_MIB" status=none
+        [[ -e $img ]] || dd if=/dev/zero of="$img" bs=1M count="$MIB" status=none
         L=$(losetup --find --show "$img") ;;
     disk)
         img=$TMP/disk.img
@@ -221,19 +257,31 @@ warm() { # warm DEV — read what the jobs read once, so both sides find the hos
     dd if="$1" of=/dev/null bs=1M count="$IMG_MIB" iflag=direct status=none
 }
 
+touch_memory() { # touch_memory MiB — fault in, then free, that much memory in a tmpfs file
+    # The host backs this guest's memory lazily: a page the guest never touched costs a host
+    # fault on first use. A side that fills 1 GiB of page cache could get such pages partway
+    # through (its 64 KiB reads on a RAM-backed loop went from 24 to ~100 us beyond some offset
+    # in one side of about half the A/A captures) and the other side not. Pages just freed are
+    # handed out first, so both sides then get pages that are backed already.
+    dd if=/dev/zero of="$SHM/touch" bs=1M count="$1" status=none
+    rm -f "$SHM/touch"
+}
+
 side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.blktrace.gz
     local pair=$1 s=$2 dev=$3; shift 3
     mkdir -p "$OUT/$pair"
+    ((TOUCH_MIB)) && touch_memory "$TOUCH_MIB"
     blockdev --flushbufs "$dev"
     log "$pair/$s on $dev: $*"
+    boost_start "$dev"
     # The same job once untraced first: whatever a first run pays (tmpfs or host allocation,
     # caches, the loop worker) is paid by neither side, or A/A pairs differ by 2x here.
-    "$@" >/dev/null
+    "${RT[@]}" "$@" >/dev/null
     blockdev --flushbufs "$dev"
     local try lost=-1 rc
     for try in 1 2 3; do
         rc=0
-        "$CAP" -q --backend "$BACKEND" -d "$dev" -o "$TMP/$pair-$s" -- "$@" >/dev/null 2>"$TMP/cap.err" || rc=$?
+        "${RT[@]}" "$CAP" -q --backend "$BACKEND" -d "$dev" -o "$TMP/$pair-$s" -- "$@" >/dev/null 2>"$TMP/cap.err" || rc=$?
         if ((rc)); then # events dropped (a slow reader, e.g. an ASan build) or the job failed
             log "$pair/$s: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
             continue
@@ -243,6 +291,7 @@ side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.bl
         ((lost == 0)) && break
         log "$pair/$s: $lost requests issued but never completed in the trace (try $try of 3)"
     done
+    boost_stop
     ((rc == 0 && lost == 0)) || die "$pair/$s: no complete capture in 3 tries"
     mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
 }
@@ -262,45 +311,46 @@ run_pair() {
     concurrency)
         attach disk; LA=$L
         warm "$LA"
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=libaio --number_ios="$(n 16000)"
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=libaio "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}" --iodepth=16
         side "$p" b "$LA" "${FIO[@]}" --iodepth=1 ;;
     idle)
         attach ram; LA=$L
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 16000)"
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" --thinktime=100 ;;
     flush)
         attach ram; LA=$L
-        fio_on "$LA" --rw=write --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        fio_on "$LA" --rw=write --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" --fsync=1 ;;
     split)
         attach disk; LA=$L
         warm "$LA"
         fio_on "$LA" --rw=read --bs=512k --direct=1 --ioengine=libaio --iodepth=4 --size="${IMG_MIB}M" \
-            --number_ios="$(n 2000)"
+            "${TIMED[@]}"
         knob "$LA" max_sectors_kb 512
         side "$p" a "$LA" "${FIO[@]}"
         knob "$LA" max_sectors_kb 8
         side "$p" b "$LA" "${FIO[@]}" ;;
     io_size)
         attach ram; LA=$L
-        fio_on "$LA" --rw=read --direct=1 --ioengine=psync --size="$(n 128)M"
+        fio_on "$LA" --rw=read --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}" --bs=64k
         side "$p" b "$LA" "${FIO[@]}" --bs=4k ;;
     merge)
         attach disk; LA=$L
         fio_on "$LA" --rw=write --bs=4k --direct=1 --ioengine=libaio --iodepth=32 \
             --iodepth_batch_submit=32 --iodepth_batch_complete_min=32 --size="${IMG_MIB}M" \
-            --number_ios="$(n 32000)"
+            "${TIMED[@]}"
         knob "$LA" nomerges 0
         side "$p" a "$LA" "${FIO[@]}"
         knob "$LA" nomerges 2
         side "$p" b "$LA" "${FIO[@]}" ;;
     readahead)
-        attach ram; LA=$L
-        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="$(n 64)M"
+        attach ram "$BIG_MIB"; LA=$L
+        TOUCH_MIB=$((2 * BIG_MIB))
+        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 1024
         side "$p" a "$LA" "${FIO[@]}"
         knob "$LA" read_ahead_kb 0
@@ -310,8 +360,8 @@ run_pair() {
         grep -qw bfq "$Q/scheduler" || missing "no bfq scheduler for $LA"
         warm "$LA"
         knob "$LA" rotational 1
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=4 \
-            --offset_increment=$((IMG_MIB / 4))M --size=$((IMG_MIB / 4))M --number_ios=4000
+        fio_on "$LA" --rw=read --bs=4k --direct=1 --ioengine=psync --numjobs=4 \
+            --offset_increment=$((IMG_MIB / 4))M --size=$((IMG_MIB / 4))M "${TIMED[@]}"
         knob "$LA" scheduler none
         side "$p" a "$LA" "${FIO[@]}"
         knob "$LA" scheduler bfq
@@ -319,13 +369,13 @@ run_pair() {
     service_time)
         attach ram; LA=$L
         attach disk; LB=$L
-        fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}"
-        fio_on "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$(n 8000)"
+        fio_on "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
         side "$p" b "$LB" "${FIO[@]}" ;;
     amplification)
-        attach ram; LA=$L
-        mkfs.ext4 -q -F "$LA"
+        attach ram "$BIG_MIB"; LA=$L
+        mkfs.ext4 -q -F -b 4096 "$LA"
         MNT=$TMP/mnt
         mkdir -p "$MNT"
         local opt s
@@ -333,28 +383,30 @@ run_pair() {
             [[ $s == a ]] && opt=data=ordered || opt=data=journal
             mount -t ext4 -o "$opt" "$LA" "$MNT"
             side "$p" "$s" "$LA" fio --output=/dev/null --name=job --directory="$MNT" --rw=write \
-                --bs=4k --size="$(n 64)M" --fsync=64 --end_fsync=1 --fallocate=none
+                --bs=4k --size="$((BIG_MIB / 4))M" --fsync=64 --end_fsync=1 --fallocate=none
             umount "$MNT"
         done
         MNT="" ;;
     aa_randread)
         attach ram; LA=$L
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --number_ios=16000
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" ;;
     aa_qd4_writes)
         attach ram; LA=$L
         fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
-            --number_ios=16000
+            "${TIMED[@]}"
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" ;;
     aa_buffered_read)
-        attach ram; LA=$L
-        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${IMG_MIB}M"
+        attach ram "$BIG_MIB"; LA=$L
+        TOUCH_MIB=$((2 * BIG_MIB))
+        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 32
         side "$p" a "$LA" "${FIO[@]}"
         side "$p" b "$LA" "${FIO[@]}" ;;
     esac
+    TOUCH_MIB=0
     detach_all
 }
 

@@ -7,7 +7,8 @@
 #   -x PAT : leave out suites whose path contains PAT (repeatable)
 #   -k K   : the kernel suites of K runs share one lock hold (default 1)
 # Suites that touch the kernel (tests/capture/*, names with "kernel") run
-# under $SOAK_LOCK (default: flock /work/wt/kernel.lock); the CPU-only
+# under $SOAK_LOCK (default: flock ${TMPDIR:-/tmp}/blkreel-kernel.lock,
+# so that soaks on one machine take turns); the CPU-only
 # suites of the same runs go before it, without the lock.
 # Each run's stdout, failing TAP reports and a one-line summary go to LOGDIR.
 set -u
@@ -24,7 +25,7 @@ while getopts "v:n:H:x:o:k:" o; do
 	*) echo "usage: $0 [-v VARIANT] [-n RUNS] [-H every|odd|even|none] [-x PATTERN]... [-o LOGDIR] [-k RUNS_PER_LOCK]" >&2; exit 2 ;;
 	esac
 done
-lock=${SOAK_LOCK:-flock /work/wt/kernel.lock}
+lock=${SOAK_LOCK:-flock ${TMPDIR:-/tmp}/blkreel-kernel.lock}
 cd "$(dirname "$0")/.." || exit 1
 if [ "$variant" = asan ]; then bindir=$PWD/build/asan/bin; else bindir=$PWD/bin; fi
 export BLKREEL_BIN=$bindir BLKREEL_ROOT=$PWD

@@ -17,7 +17,8 @@ any nice), so a RAM-backed loop's service or idle time becomes scheduling delay 
 the pair was built to differ in. Every SCAN_S this moves each such thread still at SCHED_OTHER to
 SCHED_FIFO PRIO (any idle unbound worker may pick up our loop's work next); FILE gets "pid
 start-time policy nice" before a thread is changed, so a crash of this process still leaves
-make_pairs.sh what to restore. A thread is put back only if it is still the same thread (pid and
+make_pairs.sh what to restore; if make_pairs.sh itself is killed (SIGKILL), this notices it was
+orphaned within SCAN_S and restores on its own. A thread is put back only if it is still the same thread (pid and
 start time) and still at the priority we gave it. Exit 0 ok, 1 failure, 2 usage.
 """
 import os
@@ -90,8 +91,11 @@ def boost(prio, state, loops):
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    parent = os.getppid()
     with open(state, "a") as rec:
-        while not stop:
+        # A parent killed with SIGKILL cannot stop us: once we are orphaned, put back and exit,
+        # rather than boost every new worker until the next reboot.
+        while not stop and os.getppid() == parent:
             for pid, comm in kthreads():
                 if pid in seen or not (WORKERS.match(comm) or jbd2.match(comm)):
                     continue

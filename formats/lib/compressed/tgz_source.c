@@ -158,6 +158,16 @@ static int take_member(tgz_source *r, br_error *err)
 	}
 }
 
+/* The current member is used up: move to the next one (take_member's
+ * returns), or 0 if the file ended already. */
+static int next_member(tgz_source *r, br_error *err)
+{
+	r->cur = NULL;
+	if (r->finished)
+		return 0;
+	return take_member(r, err);
+}
+
 static int tgz_next(br_source *src, br_event *ev, br_error *err)
 {
 	tgz_source *r = (tgz_source *)src;
@@ -172,10 +182,7 @@ static int tgz_next(br_source *src, br_event *ev, br_error *err)
 				continue;
 			return 1;
 		}
-		r->cur = NULL;
-		if (r->finished)
-			return 0;
-		int rc = take_member(r, err);
+		int rc = next_member(r, err);
 		if (rc <= 0)
 			return rc;
 	}
@@ -203,10 +210,7 @@ static int tgz_next_batch(br_source *src, const br_event **evs, size_t max, br_e
 			r->rec_pos += n;
 			return (int)n;
 		}
-		r->cur = NULL;
-		if (r->finished)
-			return 0;
-		int rc = take_member(r, err);
+		int rc = next_member(r, err);
 		if (rc <= 0)
 			return rc;
 	}

@@ -214,22 +214,11 @@ Test(capture_bpf, drops_are_counted_stored_and_fail_the_run)
 	free(err);
 }
 
-static char *slurp_file(const char *path)
-{
-	size_t len;
-	char *s = (char *)tu_read_file(path, &len);
-	if (!s)
-		return strdup("");
-	char *z = realloc(s, len + 1);
-	z[len] = 0;
-	return z;
-}
-
 /* Wait until the capture says it traces (its stderr in errpath). */
 static bool wait_tracing(pid_t pid, const char *errpath)
 {
 	for (int i = 0; i < 200; i++) {
-		char *e = slurp_file(errpath);
+		char *e = tu_read_text(errpath);
 		bool on = strstr(e, "with the bpf backend") != NULL;
 		free(e);
 		if (on)
@@ -278,7 +267,7 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 	free(names);
 	char kids_path[96];
 	snprintf(kids_path, sizeof kids_path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	char *kids = slurp_file(kids_path);
+	char *kids = tu_read_text(kids_path);
 	kill(pid, SIGKILL);
 	cf_wait(pid);
 	for (char *save, *tok = strtok_r(kids, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
@@ -522,7 +511,7 @@ Test(capture_bpf, partition_keeps_its_bio_and_request_events_only, .fini = part_
 	for (int i = 0; i < 100 && (access(p1, F_OK) || access(p2, F_OK)); i++)
 		usleep(20 * 1000);
 	cr_assert_eq(access(p2, F_OK), 0, "no %s", p2);
-	char *devt = slurp_file(sys);
+	char *devt = tu_read_text(sys);
 	unsigned ma = 0, mi = 0;
 	cr_assert_eq(sscanf(devt, "%u:%u", &ma, &mi), 2, "no dev for %s: %s", p1, devt);
 	free(devt);

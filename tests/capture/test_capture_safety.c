@@ -30,22 +30,11 @@ static const char *dd_loop(void)
 	return cmd;
 }
 
-static char *slurp(const char *path)
-{
-	size_t len;
-	char *s = (char *)tu_read_file(path, &len);
-	if (!s)
-		return strdup("");
-	char *z = realloc(s, len + 1);
-	z[len] = 0;
-	return z;
-}
-
 /* Wait until the capture writing errpath says it is tracing (or 10 s). */
 static bool wait_tracing(const char *errpath)
 {
 	for (int i = 0; i < 200; i++) {
-		char *err = slurp(errpath);
+		char *err = tu_read_text(errpath);
 		bool on = strstr(err, " backend\n") && strstr(err, "tracing ");
 		free(err);
 		if (on)
@@ -94,7 +83,7 @@ Test(capture_safety, sigint_mid_run_leaves_valid_file_and_clean_kernel)
 	usleep(1500 * 1000);
 	kill(pid, SIGINT);
 	int rc = cf_wait(pid);
-	char *err = slurp(errpath);
+	char *err = tu_read_text(errpath);
 	/* the command (sh) got the SIGINT too and died of it: its status is ours */
 	cr_expect_eq(rc, 130, "exit %d after SIGINT, want the command's 130: %s", rc, err);
 	free(err);
@@ -229,7 +218,7 @@ Test(capture_safety, refuses_when_tracer_held_and_names_holder)
 	for (int i = 0; i < 100 && access(rcpath, F_OK); i++)
 		usleep(50 * 1000);
 	usleep(50 * 1000);
-	char *rcs = slurp(rcpath), *err = slurp(errpath);
+	char *rcs = tu_read_text(rcpath), *err = tu_read_text(errpath);
 	cr_expect_eq(atoi(rcs), 1, "exit %s", rcs);
 	char want[128];
 	snprintf(want, sizeof want, "another capture (pid %d", (int)getpid());
@@ -372,7 +361,7 @@ Test(capture_safety, kill9_of_perf_capture_cleanup_finishes_the_file)
 	/* its command (a dd loop) lives on after a kill -9: note its pid to stop it */
 	char kids_path[96];
 	snprintf(kids_path, sizeof kids_path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	char *kids = slurp(kids_path);
+	char *kids = tu_read_text(kids_path);
 	kill(pid, SIGKILL);
 	cf_wait(pid);
 	for (char *save, *tok = strtok_r(kids, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
@@ -458,7 +447,7 @@ static void stop_with(int sig)
 		usleep(200 * 1000);
 		kill(pid, sig);
 		int rc = cf_wait(pid);
-		char *err = slurp(errpath);
+		char *err = tu_read_text(errpath);
 		cr_expect(on, "%s: never said it was tracing: %s", names[i], err);
 		cr_expect_eq(io, 0, "%s: dd failed", names[i]);
 		cr_expect_eq(rc, 0, "%s: exit %d after %s, want 0: %s", names[i], rc, strsignal(sig), err);

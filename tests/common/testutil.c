@@ -226,6 +226,12 @@ uint8_t *tu_read_file(const char *path, size_t *len)
 	return (uint8_t *)b;
 }
 
+char *tu_read_text(const char *path)
+{
+	char *s = (char *)tu_read_file(path, NULL);
+	return s ? s : strdup("");
+}
+
 int tu_write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");

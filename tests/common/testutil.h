@@ -48,8 +48,10 @@ int tu_vrun_tool(char **out, char **err, const char *tool, const char *fmt, va_l
 int tu_loop_create(const char *dir, const char *img, unsigned mib, char *dev, size_t size);
 void tu_loop_detach(const char *dev);
 
-/* Whole file into a malloc'd buffer; NULL on error. */
+/* Whole file into a malloc'd buffer, NUL-terminated past len; NULL on error. */
 uint8_t *tu_read_file(const char *path, size_t *len);
+/* The same as a string; "" (still to be freed) when the file cannot be read. */
+char *tu_read_text(const char *path);
 int tu_write_file(const char *path, const void *data, size_t len);
 
 /* Count lines in a buffer that contain needle. */

@@ -127,3 +127,28 @@ void tg_free(tg_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+const char tg_hostile_a[] = "q\"b\\\x01\n\x7f\xff\xc3(";
+const char tg_hostile_b[] = "\t\x1b[31m\xe2\x82";
+
+int tg_write_hostile(const char *path, bool writes)
+{
+	tg_buf b = { 0 };
+	br_event e = tg_process(0, 0, 10, tg_hostile_a);
+	tg_append(&b, &e, false);
+	e = tg_process(0, 0, 11, tg_hostile_b);
+	tg_append(&b, &e, false);
+	for (uint64_t i = 0; i < 40; i++) {
+		uint64_t t = 1000 + i * 10000, sec = i * 8;
+		uint32_t pid = 10 + (uint32_t)(i % 2);
+		e = tg_io(t, BR_MKDEV(8, 0), 0, writes ? TG_Q_W : TG_Q_R, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 10, BR_MKDEV(8, 0), 0, writes ? TG_D_W : TG_D_R, sec, 4096, pid);
+		tg_append(&b, &e, false);
+		e = tg_io(t + 5000, BR_MKDEV(8, 0), 0, writes ? TG_C_W : TG_C_R, sec, 4096, 0);
+		tg_append(&b, &e, false);
+	}
+	int rc = tg_write(&b, path);
+	tg_free(&b);
+	return rc;
+}

@@ -40,4 +40,12 @@ void tg_free(tg_buf *b);
 #define TG_C_W (BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_WRITE))
 #define TG_C_R (BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_READ))
 
+/* Process names are whatever bytes the kernel had (15 at most): quotes,
+ * backslashes, control characters, DEL, bytes that are not UTF-8, a
+ * multi-byte sequence cut short. */
+extern const char tg_hostile_a[], tg_hostile_b[];
+/* A trace at path: pid 10 named tg_hostile_a and pid 11 tg_hostile_b, 20
+ * 4 KiB IOs each (Q, D, C on 8,0), writes or reads. 0 ok, -1 on error. */
+int tg_write_hostile(const char *path, bool writes);
+
 #endif

@@ -426,41 +426,16 @@ Test(report, diagnosis_opens_every_format)
 	expect_json(p, "d[\"diagnosis\"]", "[]");
 }
 
-/* Process names are whatever bytes the kernel had (15 at most): quotes,
- * backslashes, control characters, DEL, bytes that are not UTF-8, a
- * multi-byte sequence cut short. Labels and paths are the user's. */
-static const char hostile_a[] = "q\"b\\\x01\n\x7f\xff\xc3(";
+/* tg_hostile_a and tg_hostile_b as JSON must decode to these; labels and
+ * paths are the user's. */
 static const char hostile_a_decoded[] = "\"q\\\"b\\\\\\u0001\\n\\u007f\\ufffd\\ufffd(\"";
-static const char hostile_b[] = "\t\x1b[31m\xe2\x82";
 static const char hostile_b_decoded[] = "\"\\t\\u001b[31m\\ufffd\\ufffd\"";
-
-/* pid 10 and 11 named hostile_a and hostile_b, 20 4 KiB reads each. */
-static void make_hostile(const char *path)
-{
-	tg_buf b = { 0 };
-	br_event e = tg_process(0, 0, 10, hostile_a);
-	tg_append(&b, &e, false);
-	e = tg_process(0, 0, 11, hostile_b);
-	tg_append(&b, &e, false);
-	for (uint64_t i = 0; i < 40; i++) {
-		uint64_t t = 1000 + i * 10000, sec = i * 8;
-		uint32_t pid = 10 + (uint32_t)(i % 2);
-		e = tg_io(t, BR_MKDEV(8, 0), 0, TG_Q_R, sec, 4096, pid);
-		tg_append(&b, &e, false);
-		e = tg_io(t + 10, BR_MKDEV(8, 0), 0, TG_D_R, sec, 4096, pid);
-		tg_append(&b, &e, false);
-		e = tg_io(t + 5000, BR_MKDEV(8, 0), 0, TG_C_R, sec, 4096, 0);
-		tg_append(&b, &e, false);
-	}
-	cr_assert_eq(tg_write(&b, path), 0);
-	tg_free(&b);
-}
 
 Test(report, json_parses_with_hostile_names_labels_and_paths)
 {
 	char a[1100];
 	snprintf(a, sizeof a, "%s/h\"o\\st.bin", tu_dir);
-	make_hostile(a);
+	cr_assert_eq(tg_write_hostile(a, false), 0);
 	char *err = NULL;
 	/* one trace, and two (the comparison and the diagnosis quote labels) */
 	int rc = tu_runf(NULL, NULL, &err,

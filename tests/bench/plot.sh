@@ -11,7 +11,9 @@
 #   seekwatcher: set SEEKWATCHER=/path/to/cmd/seekwatcher (a built checkout of
 #   its public repository; needs python3-matplotlib, cython3) or have it on
 #   PATH. iowatcher: Debian's blktrace package.
-# BENCH_DIR (default a fresh temp dir) holds the traces and outputs.
+# BENCH_DIR (default a fresh temp dir) holds the traces and outputs. BASELINE_PLOT=OLD
+# (an earlier build's blkreel-plot) adds alternating rounds of OLD against this build
+# (BASELINE_ROUNDS, default 4) on the 10 M and 5 M synthetic traces.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$PWD
@@ -159,6 +161,22 @@ print("  iowatcher warm / blkreel-plot, paired rounds: compressed file %s, per-C
       % (rng([a / b for a, b in zip(w, gz)]), rng([a / b for a, b in zip(w, st)])))
 print("  iowatcher cold / blkreel-plot compressed file: %s" % rng([a / b for a, b in zip(cold, gz)]))
 PY
+fi
+
+# ---- against an earlier build (BASELINE_PLOT=path/to/old/blkreel-plot) --------------------
+if [[ -n ${BASELINE_PLOT:-} ]]; then
+	[[ -x $BASELINE_PLOT ]] || { echo "plot.sh: BASELINE_PLOT=$BASELINE_PLOT is not executable" >&2; exit 1; }
+	echo
+	echo "against BASELINE_PLOT=$BASELINE_PLOT, ${BASELINE_ROUNDS:-4} rounds alternating (wall s / cpu s / MB per round):"
+	for input in synth.blktrace.gz synth5.blktrace.gz synth5; do
+		before=() after=()
+		for ((round = 1; round <= ${BASELINE_ROUNDS:-4}; round++)); do
+			before+=("$(measure "$BASELINE_PLOT" -q -t "$input" -o baseline.png)")
+			after+=("$(measure "$PLOT" -q -t "$input" -o current.png)")
+		done
+		printf '  %-20s before: %s\n' "$input" "$(printf '%s | ' "${before[@]}")"
+		printf '  %-20s after:  %s\n' "" "$(printf '%s | ' "${after[@]}")"
+	done
 fi
 
 # ---- the PNG encoder alone on the default figure ----------------------------------

@@ -1,9 +1,11 @@
 #include "outputs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "raw_convert.h"
 #include "spool.h"
 
 static void build_base(char *out, size_t size, const capture_cli *cli, const char *name)
@@ -72,6 +74,9 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	rc = cap_spool_open(&o->spool, o->spool_path, false, err);
 	if (rc)
 		return rc;
+	const char *sync = getenv("BLKREEL_SPOOL_SYNC"); /* measurement only: 0 = no fdatasync */
+	if (sync && strcmp(sync, "0") == 0)
+		cap_spool_no_sync(o->spool);
 	o->spooling = true;
 	return 0;
 }
@@ -104,7 +109,8 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 	unsigned n;
 	int rc = open_final(o, w, &n, &o->final_opts, &e);
 	if (rc == 0) {
-		int64_t got = cap_spool_replay(o->spool_path, w, n, &e);
+		int64_t got = o->raw ? cap_raw_convert(o->spool_path, true, w, n, &o->raw_stats, &e)
+				     : cap_spool_replay(o->spool_path, w, n, &e);
 		if (got < 0)
 			rc = (int)got;
 		else

@@ -123,7 +123,7 @@ static bool expand(const bpf_decoder *d, const void *data, size_t size, br_event
 	return true;
 }
 
-static int emit(const bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
+static int emit_record(const bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
 		size_t at, br_error *err)
 {
 	br_event ev;
@@ -143,7 +143,7 @@ static int release_held(bpf_decoder *d, unsigned cpu, uint64_t time, bool all, b
 	unsigned k = 0;
 	int rc = 0;
 	while (k < h->n && (all || h->r[k].e.time < time)) {
-		rc = emit(d, &h->r[k], bpf_record_size(h->r[k].e.kind), fn, arg, NULL, 0, err);
+		rc = emit_record(d, &h->r[k], bpf_record_size(h->r[k].e.kind), fn, arg, NULL, 0, err);
 		if (rc < 0)
 			break;
 		k++;
@@ -203,7 +203,7 @@ int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn 
 			if (d->held[r->cpu].n)
 				rc = release_held(d, r->cpu, r->time, false, fn, arg, err);
 			if (rc == 0)
-				rc = emit(d, p, rsize, fn, arg, bad, (size_t)(p - start), err);
+				rc = emit_record(d, p, rsize, fn, arg, bad, (size_t)(p - start), err);
 		}
 		if (rc < 0)
 			return rc;

@@ -75,29 +75,32 @@ static int fill(conv *c, size_t want, br_error *err)
 	return c->have - c->off >= want;
 }
 
-static int bad(conv *c, size_t at, br_error *err, const char *what)
+static int damaged(conv *c, size_t at, br_error *err, const char *what)
 {
 	return br_error_set(err, BR_EFORMAT, 0, c->path, c->pos + (int64_t)at, "damaged raw spool: %s", what);
 }
 
 static int read_header(conv *c, br_error *err)
 {
-	int rc = fill(c, sizeof(raw_header), err);
+	int rc = fill(c, RAW_MAGIC_LEN, err);
 	if (rc < 0)
 		return rc;
-	raw_header h;
-	if (rc == 0 || (memcpy(&h, c->buf, sizeof h), memcmp(h.magic, RAW_MAGIC, RAW_MAGIC_LEN)))
+	if (rc == 0 || memcmp(c->buf, RAW_MAGIC, RAW_MAGIC_LEN))
 		return br_error_set(err, BR_EFORMAT, 0, c->path, 0, "not a raw spool (no %s magic)", RAW_MAGIC);
+	if ((rc = fill(c, sizeof(raw_header), err)) <= 0)
+		return rc < 0 ? rc : damaged(c, c->have, err, "header cut short");
+	raw_header h;
+	memcpy(&h, c->buf, sizeof h);
 	if (h.version != RAW_VERSION)
-		return bad(c, 12, err, "unknown version");
+		return damaged(c, 12, err, "unknown version");
 	if (h.ncpu == 0 || h.ncpu > MAX_CPUS)
-		return bad(c, 16, err, "CPU count out of range");
+		return damaged(c, 16, err, "CPU count out of range");
 	if (h.ndevices == 0 || h.ndevices > BCR_MAX_DEVS || h.ndevices > CAP_MAX_DEVICES)
-		return bad(c, 20, err, "device count out of range");
+		return damaged(c, 20, err, "device count out of range");
 	if (h.header_bytes != raw_pad8((uint32_t)sizeof h + 4 * h.ndevices))
-		return bad(c, 8, err, "header length does not match its device count");
+		return damaged(c, 8, err, "header length does not match its device count");
 	if ((rc = fill(c, h.header_bytes, err)) <= 0)
-		return rc < 0 ? rc : bad(c, sizeof h, err, "header cut short");
+		return rc < 0 ? rc : damaged(c, c->have, err, "header cut short");
 	uint32_t devs[BCR_MAX_DEVS];
 	memcpy(devs, c->buf + sizeof h, 4 * h.ndevices);
 	c->cfg.ncpu = h.ncpu;
@@ -134,28 +137,28 @@ static int frame(conv *c, const raw_frame *f, const uint8_t *p, size_t at, br_er
 		int rc = bpf_decode_batch(c->dec, p, f->len, push_event, c, &b, err);
 		if (rc < 0)
 			return rc;
-		return b.n ? bad(c, at + sizeof *f + b.first_at, err, "a record of the BPF batch does not parse") : 0;
+		return b.n ? damaged(c, at + sizeof *f + b.first_at, err, "a record of the BPF batch does not parse") : 0;
 	}
 	case RAW_ROUND: {
 		raw_round r;
 		if (f->len < sizeof r)
-			return bad(c, at, err, "round frame too short");
+			return damaged(c, at, err, "round frame too short");
 		memcpy(&r, p, sizeof r);
 		if (r.ncpu != c->cfg.ncpu || f->len != sizeof r + r.ncpu)
-			return bad(c, at, err, "round frame for another CPU count");
+			return damaged(c, at, err, "round frame for another CPU count");
 		return bpf_decode_round(c->dec, r.flushed_before, p + sizeof r, r.stopped != 0, push_event, c, err);
 	}
 	case RAW_DRAIN: {
 		raw_drain d;
 		if (f->len != sizeof d)
-			return bad(c, at, err, "drain frame of the wrong length");
+			return damaged(c, at, err, "drain frame of the wrong length");
 		memcpy(&d, p, sizeof d);
 		return cap_sink_drain_at(c->sink, d.all != 0, d.now, err);
 	}
 	case RAW_NAME: {
 		raw_name n;
 		if (f->len != sizeof n)
-			return bad(c, at, err, "name frame of the wrong length");
+			return damaged(c, at, err, "name frame of the wrong length");
 		memcpy(&n, p, sizeof n);
 		char comm[CAP_COMM_LEN + 1];
 		memcpy(comm, n.comm, CAP_COMM_LEN);
@@ -169,14 +172,14 @@ static int frame(conv *c, const raw_frame *f, const uint8_t *p, size_t at, br_er
 	}
 	case RAW_MESSAGE: {
 		if (f->len > 1024)
-			return bad(c, at, err, "message frame too long");
+			return damaged(c, at, err, "message frame too long");
 		char text[1025];
 		memcpy(text, p, f->len);
 		text[f->len] = 0;
 		return cap_sink_message(c->sink, text, err);
 	}
 	default:
-		return bad(c, at, err, "unknown frame type");
+		return damaged(c, at, err, "unknown frame type");
 	}
 }
 
@@ -204,9 +207,9 @@ static int convert(conv *c, br_writer *const *out, unsigned n, br_error *err)
 		raw_frame f;
 		memcpy(&f, c->buf + c->off, sizeof f);
 		if (f.type < RAW_BATCH || f.type > RAW_MESSAGE)
-			return bad(c, c->off, err, "unknown frame type");
+			return damaged(c, c->off, err, "unknown frame type");
 		if (f.len > RAW_FRAME_MAX)
-			return bad(c, c->off, err, "frame length out of range");
+			return damaged(c, c->off, err, "frame length out of range");
 		size_t whole = sizeof f + raw_pad8(f.len);
 		if ((rc = fill(c, whole, err)) <= 0)
 			break; /* a torn last frame: the capture was killed writing it */

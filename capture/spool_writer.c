@@ -33,7 +33,7 @@ struct cap_spool {
 	bool sync_reported;
 };
 
-static uint64_t mono_ns(void)
+static uint64_t spool_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -144,7 +144,7 @@ int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err)
 			return rc;
 	}
 	if (s->len == 0)
-		s->batch_since = mono_ns();
+		s->batch_since = spool_now_ns();
 	br_record_encode(ev, s->buf + s->len);
 	if (ev->pdu_len)
 		memcpy(s->buf + s->len + BR_RECORD_SIZE, ev->pdu, ev->pdu_len);
@@ -165,7 +165,7 @@ int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *bo
 			return rc;
 	}
 	if (s->len == 0)
-		s->batch_since = mono_ns();
+		s->batch_since = spool_now_ns();
 	if (hlen)
 		memcpy(s->buf + s->len, head, hlen);
 	if (blen)

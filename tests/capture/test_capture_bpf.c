@@ -96,6 +96,11 @@ static void exact_run(const char *env, const char *must_say)
 	if (must_say)
 		cr_expect(strstr(err, must_say) != NULL, "stderr does not say '%s': %s", must_say, err);
 	cr_expect(strstr(err, " late ") == NULL, "events written out of time order: %s", err);
+	/* to a file, the records are spooled raw and made into events after
+	 * tracing, unless the live path is asked for */
+	bool live = strstr(env, "BLKREEL_BPF_SPOOL=events") != NULL;
+	cr_expect_eq(strstr(err, "from raw records") != NULL, !live, "%s path not taken: %s", live ? "live" : "raw",
+		     err);
 	free(err);
 	char *text = parse_capture("run");
 	check_exact(text, env[0] ? env : "bpf");
@@ -135,6 +140,12 @@ Test(capture_bpf, exact_events_with_wakeups)
 Test(capture_bpf, exact_events_one_record_per_event)
 {
 	exact_run("BLKREEL_BPF_STAGE=0", NULL);
+}
+
+/* The live path (events made while tracing, as to stdout) gives the same. */
+Test(capture_bpf, exact_events_live_path)
+{
+	exact_run("BLKREEL_BPF_SPOOL=events", NULL);
 }
 
 /* Every third event takes the path of a program that interrupted an

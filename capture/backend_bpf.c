@@ -92,6 +92,7 @@ typedef struct bpf_state {
 	unsigned bad;           /* records of a size or kind we do not know */
 	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
+	uint8_t kind_size[256];   /* raw: record bytes by kind, 0 for a kind we do not know */
 } bpf_state;
 
 /* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
@@ -288,21 +289,28 @@ static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT))
 		goto bad;
 	const uint8_t *p = data + sizeof b, *end = p + b.len;
+	const unsigned ncpu = st->cfg->ncpu, ndev = (unsigned)st->cfg->ndevices;
+	uint32_t last_pid = 0xffffffffu;
 	for (unsigned i = 0; i < b.nrec; i++) {
 		const struct bcr_event *r = (const void *)p;
-		if ((size_t)(end - p) < sizeof *r || r->kind >= BCR_NKINDS || (size_t)(end - p) < bpf_record_size(r->kind) ||
-		    r->cpu >= st->cfg->ncpu || r->dev >= st->cfg->ndevices)
+		if ((size_t)(end - p) < sizeof *r)
 			goto bad;
-		uint32_t *slot = &st->named_pids[r->pid & 255];
-		if (*slot != r->pid + 1) {
-			bool named;
-			int rc = cap_sink_raw_pid(st->sink, r->pid, &named, st->err);
-			if (rc < 0)
-				return rc;
-			if (named)
-				*slot = r->pid + 1;
+		size_t rsize = st->kind_size[r->kind]; /* 0: a kind we do not know */
+		if (!rsize || (size_t)(end - p) < rsize || r->cpu >= ncpu || r->dev >= ndev)
+			goto bad;
+		if (r->pid != last_pid) {
+			last_pid = r->pid;
+			uint32_t *slot = &st->named_pids[r->pid & 255];
+			if (*slot != r->pid + 1) {
+				bool named;
+				int rc = cap_sink_raw_pid(st->sink, r->pid, &named, st->err);
+				if (rc < 0)
+					return rc;
+				if (named)
+					*slot = r->pid + 1;
+			}
 		}
-		p += bpf_record_size(r->kind);
+		p += rsize;
 	}
 	return cap_sink_raw_frame(st->sink, RAW_BATCH, data, sizeof b + b.len, b.nrec, st->err);
 bad:
@@ -359,6 +367,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 				    sizeof st->ring_fds / sizeof st->ring_fds[0]);
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devs[i] = cfg->devices[i].dev;
+	for (unsigned k = 0; k < BCR_NKINDS; k++)
+		st->kind_size[k] = (uint8_t)bpf_record_size(k);
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");

@@ -313,6 +313,10 @@ static int recover_spool(const char *spool, FILE *out, br_error *err)
 	if (n < 6 || strcmp(spool + n - 6, ".spool"))
 		return br_error_set(err, BR_EINVAL, 0, spool, -1, "not a spool file name");
 	snprintf(gz, sizeof gz, "%.*s.gz", (int)(n - 6), spool);
+	/* killed while finishing: the unfinished file goes, the spool is read again */
+	char part[sizeof gz + 8];
+	snprintf(part, sizeof part, "%s.part", gz);
+	unlink(part);
 	if (access(gz, F_OK) == 0)
 		return br_error_set(err, BR_EINVAL, 0, gz, -1, "exists; the spool %s is left as it is", spool);
 	br_writer *w;
@@ -334,7 +338,7 @@ static int recover_spool(const char *spool, FILE *out, br_error *err)
 		unlink(spool);
 		return 0;
 	}
-	int64_t got = cap_spool_replay(spool, &w, 1, err);
+	int64_t got = cap_spool_replay(spool, true, &w, 1, err);
 	rc = br_writer_close(w, got < 0 ? NULL : err);
 	if (got < 0)
 		return (int)got;

@@ -223,6 +223,11 @@ int cap_spool_close(cap_spool *s, br_error *err)
 	return rc;
 }
 
+bool cap_spool_failed(const cap_spool *s)
+{
+	return s && s->write_errno != 0;
+}
+
 uint64_t cap_spool_bytes(const cap_spool *s)
 {
 	return s ? s->offset + s->len : 0;

@@ -42,6 +42,8 @@ int cap_spool_tick(cap_spool *s, uint64_t now_ns, br_error *err);
 /* Write out what is left, sync, stop the thread, close; first error. NULL is fine. */
 int cap_spool_close(cap_spool *s, br_error *err);
 
+/* Did a write to the spool fail (a full disk)? */
+bool cap_spool_failed(const cap_spool *s);
 /* Bytes handed to the spool so far (written or batched), and records. */
 uint64_t cap_spool_bytes(const cap_spool *s);
 uint64_t cap_spool_records(const cap_spool *s);

@@ -205,7 +205,7 @@ static void run_live(const script *s, const char *spool_path, const char *out_pa
 	cr_assert_eq(cap_spool_close(sp, &err), 0);
 	br_writer *w;
 	cr_assert_eq(br_writer_open(&w, BR_OUT_STREAM, out_path, NULL, &err), 0);
-	cr_assert_geq(cap_spool_replay(spool_path, &w, 1, &err), 0, "%s", err.msg);
+	cr_assert_geq(cap_spool_replay(spool_path, false, &w, 1, &err), 0, "%s", err.msg);
 	cr_assert_eq(br_writer_close(w, &err), 0);
 }
 

@@ -62,6 +62,12 @@ typedef struct cap_backend_ops {
 	 * tracer's ring outlives the process; perf's rings do not, so perf has
 	 * none). The kernel state itself is restored by the caller afterwards. */
 	int (*salvage)(const cap_config *cfg, cap_sink *sink, br_error *err);
+	/* Optional, after start: can the backend hand its records raw to a
+	 * spool (raw_spool.h) instead of pushing events while tracing? Writes
+	 * the raw spool's header into buf and returns its length; 0 when not
+	 * (then read pushes events as usual). With a raw sink, read hands its
+	 * records to cap_sink_raw_frame. */
+	size_t (*raw_header)(void *st, void *buf, size_t size);
 } cap_backend_ops;
 
 /* The backends in order of preference (relay, then the measured default). */

@@ -2,10 +2,12 @@
  * (capture/bpf/capture.bpf.c): tp_btf programs (raw_tp where the kernel
  * refuses tp_btf) that keep only the traced devices, the action mask, the
  * pid and the LBA range, and write 32-byte records into one BPF ring buffer
- * per CPU, read here every poll interval without wakeups. Nothing
- * machine-wide is changed: programs, links and maps belong to our file
- * descriptors, so a kill -9 leaves nothing attached and captures can run
- * side by side. */
+ * per CPU, read here every poll interval without wakeups. To a file, the
+ * records go raw to the spool (raw_spool.h) and become events after
+ * tracing; otherwise bpf_decode.c expands them into the sink as they come.
+ * Nothing machine-wide is changed: programs, links and maps belong to our
+ * file descriptors, so a kill -9 leaves nothing attached and captures can
+ * run side by side. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -20,6 +22,8 @@
 #include "backend_bpf_btf.h"
 #include "backend_bpf_devs.h"
 #include "bpf/capture_record.h"
+#include "bpf_decode.h"
+#include "raw_spool.h"
 #include "capture.skel.h"
 #include "names.h"
 
@@ -64,17 +68,6 @@ static const struct tp_def {
 
 static const char *const arg_struct[] = { "bio", "request", "request_queue" };
 
-/* record kind -> action (the unplug from the timer has no program of its own) */
-static uint32_t kind_action(unsigned kind)
-{
-	if (kind == BCR_UNPLUG_TIMER)
-		return BLK_TA_UNPLUG_TIMER;
-	for (size_t t = 0; t < NTP; t++)
-		if ((unsigned)tp_defs[t].kind == kind)
-			return tp_defs[t].action;
-	return 0;
-}
-
 typedef struct bpf_state {
 	const cap_config *cfg;
 	struct capture_bpf *skel;
@@ -86,30 +79,21 @@ typedef struct bpf_state {
 	bool wakeup;
 	bool staging;           /* events batched per CPU in the kernel (BLKREEL_BPF_STAGE=0: off) */
 	int flush_fd;           /* blkr_flush: run on each CPU before reading */
-	struct held *held;      /* per CPU: its direct records not yet in place */
+	bpf_decoder *dec;       /* records into events (holds each CPU's direct records) */
+	uint8_t *flushed;       /* per CPU: this round's flush of its stage took everything */
 	bool stopped;           /* programs detached: nothing more comes */
 	int user_stage;         /* BLKREEL_BPF_USER: how far records go (measurement) */
-	uint32_t actions[BCR_NKINDS];
 	uint32_t devs[BCR_MAX_DEVS]; /* report dev_t per configured device */
 	/* valid during read: the ring callback's destination */
 	cap_sink *sink;
+	bool raw;               /* the sink takes the ring records raw (raw_spool.h) */
 	br_error *err;
 	int rc;
 	unsigned bad;           /* records of a size or kind we do not know */
 	uint64_t discarded_time;
+	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
+	uint8_t kind_size[256];   /* raw: record bytes by kind, 0 for a kind we do not know */
 } bpf_state;
-
-/* A CPU's direct records (an event of a program that interrupted another
- * while it appended to the stage) come before the staged events older
- * than them: they wait here, in time order, and go into the CPU's stream
- * just before its first later event, or once a flush of that CPU's stage
- * after them has been read. */
-#define HELD_MAX 256
-struct held {
-	struct bcr_event_ext r[HELD_MAX];
-	unsigned n;
-	bool flushed;       /* this round's flush of the CPU's stage took everything */
-};
 
 /* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
  * away (discard), or decoded into events and thrown away (decode), instead
@@ -268,8 +252,10 @@ static void unload(bpf_state *st)
 	}
 	ring_buffer__free(st->rb);
 	st->rb = NULL;
-	free(st->held);
-	st->held = NULL;
+	bpf_decoder_free(st->dec);
+	st->dec = NULL;
+	free(st->flushed);
+	st->flushed = NULL;
 	capture_bpf__destroy(st->skel);
 	st->skel = NULL;
 	for (unsigned c = 0; c < st->nrings; c++)
@@ -280,104 +266,55 @@ static void unload(bpf_state *st)
 	st->nrings = 0;
 }
 
-/* One event of a batch into the sink. */
-static int on_event(bpf_state *st, const void *data, size_t size)
+static int to_sink(void *arg, const br_event *ev, br_error *err)
 {
-	const struct bcr_event *r = data;
-	if (r->kind >= BCR_NKINDS || r->dev >= st->cfg->ndevices) {
-		st->bad++;
-		return 0;
-	}
-	br_event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.time = r->time;
-	ev.sector = r->sector;
-	ev.bytes = r->bytes;
-	ev.action = st->actions[r->kind] | (uint32_t)r->cats << BLK_TC_SHIFT;
-	ev.pid = r->pid;
-	ev.device = st->devs[r->dev];
-	ev.cpu = r->cpu;
-	/* blk_status_to_errno for the codes of kernels 5.x/6.x: the ones a
-	 * block device returns in practice; any other reads as -EIO */
-	static const int16_t status_errno[] = {
-		0,       -EOPNOTSUPP, -ETIMEDOUT, -ENOSPC, -ENOLINK,      -EREMOTEIO, -EBADE,
-		-ENODATA, -EILSEQ,    -ENOMEM,    -EIO,    -EREMCHG,      -EAGAIN,    -EBUSY,
-		-ETOOMANYREFS, -EOVERFLOW, -ENODEV, -ETIME, -EINVAL,
-	};
-	if (r->status)
-		ev.error = (uint16_t)(r->status < sizeof status_errno / sizeof status_errno[0]
-					      ? status_errno[r->status]
-					      : -5);
-	uint8_t pdu[16];
-	if (size >= sizeof(struct bcr_event_ext)) {
-		const struct bcr_event_ext *x = data;
-		if (r->kind == BCR_SPLIT || r->kind == BCR_UNPLUG_IO || r->kind == BCR_UNPLUG_TIMER) {
-			/* blktrace's payload: the new sector / the depth, big-endian */
-			uint64_t v = __builtin_bswap64(x->value);
-			memcpy(pdu, &v, 8);
-			ev.pdu = pdu;
-			ev.pdu_len = 8;
-		} else if (r->kind == BCR_BIO_REMAP || r->kind == BCR_RQ_REMAP) {
-			/* struct blk_io_trace_remap, big-endian */
-			uint32_t from = __builtin_bswap32(x->old_dev), to = __builtin_bswap32(ev.device);
-			uint64_t sf = __builtin_bswap64(x->value);
-			memcpy(pdu, &from, 4);
-			memcpy(pdu + 4, &to, 4);
-			memcpy(pdu + 8, &sf, 8);
-			ev.pdu = pdu;
-			ev.pdu_len = 16;
-		}
-	}
+	bpf_state *st = arg;
 	if (st->user_stage == USER_DECODE) {
-		st->discarded_time ^= ev.time; /* keep the decoding from being optimised away */
+		st->discarded_time ^= ev->time; /* keep the decoding from being optimised away */
 		return 0;
 	}
-	int rc = cap_sink_push(st->sink, &ev, NULL, st->err);
-	if (rc < 0) {
-		st->rc = rc;
-		return rc;
-	}
-	return 0;
+	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
-static size_t record_size(const struct bcr_event *r)
+/* Raw: check the batch as the decoder will, learn the names of pids not
+ * seen before (a small cache keeps this off most records), and hand the
+ * ring record to the spool as it is. A batch that does not parse is
+ * counted and left out, so the spool holds only what converts. */
+static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 {
-	return bcr_has_payload(r->kind) ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
-}
-
-/* Push cpu's held records older than time (all: every one). */
-static int release_held(bpf_state *st, unsigned cpu, uint64_t time, bool all)
-{
-	struct held *h = &st->held[cpu];
-	unsigned k = 0;
-	while (k < h->n && (all || h->r[k].e.time < time)) {
-		int rc = on_event(st, &h->r[k], record_size(&h->r[k].e));
-		if (rc < 0)
-			return rc;
-		k++;
+	struct bcr_batch b;
+	if (size < sizeof b)
+		goto bad;
+	memcpy(&b, data, sizeof b);
+	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT))
+		goto bad;
+	const uint8_t *p = data + sizeof b, *end = p + b.len;
+	const unsigned ncpu = st->cfg->ncpu, ndev = (unsigned)st->cfg->ndevices;
+	uint32_t last_pid = 0xffffffffu;
+	for (unsigned i = 0; i < b.nrec; i++) {
+		const struct bcr_event *r = (const void *)p;
+		if ((size_t)(end - p) < sizeof *r)
+			goto bad;
+		size_t rsize = st->kind_size[r->kind]; /* 0: a kind we do not know */
+		if (!rsize || (size_t)(end - p) < rsize || r->cpu >= ncpu || r->dev >= ndev)
+			goto bad;
+		if (r->pid != last_pid) {
+			last_pid = r->pid;
+			uint32_t *slot = &st->named_pids[r->pid & 255];
+			if (*slot != r->pid + 1) {
+				bool named;
+				int rc = cap_sink_raw_pid(st->sink, r->pid, &named, st->err);
+				if (rc < 0)
+					return rc;
+				if (named)
+					*slot = r->pid + 1;
+			}
+		}
+		p += rsize;
 	}
-	if (k) {
-		memmove(h->r, h->r + k, (h->n - k) * sizeof h->r[0]);
-		h->n -= k;
-	}
-	return 0;
-}
-
-static int hold(bpf_state *st, const struct bcr_event *r, size_t size)
-{
-	struct held *h = &st->held[r->cpu];
-	if (h->n == HELD_MAX) { /* make room: the oldest goes now */
-		int rc = release_held(st, r->cpu, h->r[0].e.time + 1, false);
-		if (rc < 0)
-			return rc;
-	}
-	unsigned at = h->n;
-	while (at > 0 && h->r[at - 1].e.time > r->time)
-		at--;
-	memmove(h->r + at + 1, h->r + at, (h->n - at) * sizeof h->r[0]);
-	memset(&h->r[at], 0, sizeof h->r[at]);
-	memcpy(&h->r[at], r, size);
-	h->n++;
+	return cap_sink_raw_frame(st->sink, RAW_BATCH, data, sizeof b + b.len, b.nrec, st->err);
+bad:
+	st->bad++;
 	return 0;
 }
 
@@ -385,40 +322,19 @@ static int hold(bpf_state *st, const struct bcr_event *r, size_t size)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	bpf_state *st = ctx;
-	struct bcr_batch b;
-	if (size < sizeof b) {
-		st->bad++;
-		return 0;
-	}
-	memcpy(&b, data, sizeof b);
-	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT)) {
-		st->bad++;
-		return 0;
-	}
 	if (st->user_stage == USER_DISCARD)
 		return 0;
-	const uint8_t *p = (const uint8_t *)data + sizeof b, *end = p + b.len;
-	for (unsigned i = 0; i < b.nrec; i++) {
-		const struct bcr_event *r = (const void *)p;
-		if ((size_t)(end - p) < sizeof *r || (size_t)(end - p) < record_size(r) || r->cpu >= st->cfg->ncpu) {
-			st->bad++;
-			return 0;
-		}
-		size_t rsize = record_size(r);
-		int rc = 0;
-		if (b.how == BCR_BATCH_DIRECT && st->staging) {
-			rc = hold(st, r, rsize);
-		} else {
-			if (st->held[r->cpu].n)
-				rc = release_held(st, r->cpu, r->time, false);
-			if (rc == 0)
-				rc = on_event(st, p, rsize);
-		}
-		if (rc < 0)
-			return rc;
-		p += rsize;
+	int rc;
+	if (st->raw) {
+		rc = spool_raw(st, data, size);
+	} else {
+		bpf_bad bad = { 0 };
+		rc = bpf_decode_batch(st->dec, data, size, to_sink, st, &bad, st->err);
+		st->bad += bad.n;
 	}
-	return 0;
+	if (rc < 0)
+		st->rc = rc;
+	return rc < 0 ? rc : 0;
 }
 
 static int attach(bpf_state *st, const bool *use, br_error *err)
@@ -452,7 +368,7 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devs[i] = cfg->devices[i].dev;
 	for (unsigned k = 0; k < BCR_NKINDS; k++)
-		st->actions[k] = kind_action(k);
+		st->kind_size[k] = (uint8_t)bpf_record_size(k);
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");
@@ -507,7 +423,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
 		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
 	struct capture_bpf *s = st->skel;
-	if (!(st->held = calloc(cfg->ncpu, sizeof *st->held)))
+	st->dec = bpf_decoder_new(cfg->ncpu, st->devs, (unsigned)cfg->ndevices, st->staging);
+	if (!st->dec || !(st->flushed = calloc(cfg->ncpu, 1)))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	st->flush_fd = st->staging ? bpf_program__fd(s->progs.blkr_flush) : -1;
 	if (s->rodata->per_cpu_rings) {
@@ -547,7 +464,7 @@ static uint64_t flush_stages(bpf_state *st)
 	for (unsigned c = 0; st->flush_fd >= 0 && c < st->cfg->ncpu; c++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = c);
 		int rc = bpf_prog_test_run_opts(st->flush_fd, &o);
-		st->held[c].flushed = rc != 0 || o.retval == 0; /* refused: offline, nothing staged */
+		st->flushed[c] = rc != 0 || o.retval == 0; /* refused: offline, nothing staged */
 	}
 	return before;
 }
@@ -560,19 +477,25 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 	st->sink = sink;
 	st->err = err;
 	st->rc = 0;
+	st->raw = cap_sink_is_raw(sink) && st->user_stage == USER_SINK;
 	uint64_t flushed_before = flush_stages(st);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)
 		return st->rc;
-	for (unsigned c = 0; n >= 0 && c < st->cfg->ncpu; c++)
-		if (st->held[c].n && (st->held[c].flushed || st->stopped)) {
-			int rc = release_held(st, c, flushed_before, st->stopped);
-			if (rc < 0)
-				return rc;
-		}
 	if (n < 0)
 		return br_error_set(err, BR_ESYS, -n, NULL, -1, "reading the BPF ring buffers");
-	return n;
+	int rc;
+	if (st->raw) {
+		/* the round's end, for the conversion's decoder: a round frame */
+		uint8_t frame[sizeof(raw_round) + 1024];
+		raw_round r = { .flushed_before = flushed_before, .stopped = st->stopped, .ncpu = st->cfg->ncpu };
+		memcpy(frame, &r, sizeof r);
+		memcpy(frame + sizeof r, st->flushed, st->cfg->ncpu);
+		rc = cap_sink_raw_frame(sink, RAW_ROUND, frame, sizeof r + st->cfg->ncpu, 0, err);
+	} else {
+		rc = bpf_decode_round(st->dec, flushed_before, st->flushed, st->stopped, to_sink, st, err);
+	}
+	return rc < 0 ? rc : n;
 }
 
 static int bpf_stop(void *vst, br_error *err)
@@ -614,6 +537,26 @@ static bool bpf_comm(void *vst, uint32_t pid, char *name, size_t size)
 	return name[0] != 0;
 }
 
+/* The raw spool's header: what the conversion needs to decode the records
+ * without us. 0 (events as usual) in the measurement modes and with
+ * BLKREEL_BPF_SPOOL=events (the live path, kept for comparison). */
+static size_t bpf_raw_header(void *vst, void *buf, size_t size)
+{
+	bpf_state *st = vst;
+	const cap_config *cfg = st->cfg;
+	size_t need = raw_pad8((uint32_t)(sizeof(raw_header) + 4 * cfg->ndevices));
+	if (st->user_stage != USER_SINK || env_is("BLKREEL_BPF_SPOOL", "events") || size < need ||
+	    cfg->ncpu > 1024)
+		return 0;
+	raw_header h = { .header_bytes = (uint32_t)need, .version = RAW_VERSION, .ncpu = cfg->ncpu,
+			 .ndevices = (uint32_t)cfg->ndevices, .flags = st->staging ? RAW_STAGING : 0 };
+	memcpy(h.magic, RAW_MAGIC, RAW_MAGIC_LEN);
+	memset(buf, 0, need);
+	memcpy(buf, &h, sizeof h);
+	memcpy((uint8_t *)buf + sizeof h, st->devs, 4 * cfg->ndevices);
+	return need;
+}
+
 static int bpf_close(void *vst, cap_kstate *ks, br_error *err)
 {
 	(void)ks;
@@ -635,4 +578,5 @@ const cap_backend_ops cap_backend_bpf = {
 	.drops = bpf_drops,
 	.comm = bpf_comm,
 	.close = bpf_close,
+	.raw_header = bpf_raw_header,
 };

@@ -104,7 +104,7 @@ static int salvage(const cap_kstate *ks, FILE *out, br_error *err)
 		.sequence = !(be->flags & CAP_HAS_SEQUENCE),
 		.names = !(be->flags & CAP_HAS_NAMES),
 		.spool = sp,
-		.window_ns = 500ull * 1000 * 1000,
+		.window_ns = CAP_REORDER_WINDOW_NS,
 	};
 	if ((rc = cap_sink_new(&sink, &so, err)) == 0) {
 		int64_t had = cap_spool_each(spool, resume_one, sink, err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +27,6 @@
 #include "tracer_lock.h"
 
 #define POLL_MS 20 /* small read batches keep the reorder buffer in cache */
-#define REORDER_WINDOW_NS (500ull * 1000 * 1000)
 #define MAX_POLL 1024
 
 typedef struct session {
@@ -45,7 +45,17 @@ typedef struct session {
 	uint64_t *drops;
 	uint64_t t0;
 	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
+	double cpu_tracing, cpu_after; /* our own CPU (user + system, all threads), s */
+	double wall_after;      /* from the loop's end to the finished file, s */
 } session;
+
+static double own_cpu(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
 
 static uint64_t now_ns(void)
 {
@@ -163,7 +173,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	char bytes[32], extra[96];
 	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
-	br_progress_draw(p, st.written, extra, force);
+	br_progress_draw(p, st.written + st.recorded, extra, force);
 }
 
 /* The capture loop. Returns 0 when it ended normally (command, -w, signal)
@@ -273,6 +283,8 @@ static void summary(session *s, double secs)
 {
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
+	if (s->out.raw)
+		st = s->out.raw_stats; /* the events were made from the raw spool */
 	char bytes[32], drops[512];
 	uint64_t total;
 	br_format_bytes(s->bytes_written, bytes, sizeof bytes);
@@ -288,6 +300,8 @@ static void summary(session *s, double secs)
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s\n", drops,
 		total ? " - events were lost" : "");
+	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
+		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }
 
 /* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
@@ -323,6 +337,20 @@ static int open_session(session *s)
 		say_error("warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		say_error("warning: cannot record the spool in the state file", &err);
+	/* To a file, a backend that can spools its records raw while tracing
+	 * and the events are made after it (raw_spool.h). */
+	uint8_t header[512];
+	size_t hlen = s->out.spooling && s->be->raw_header ? s->be->raw_header(s->st, header, sizeof header) : 0;
+	if (hlen) {
+		if (cap_spool_append(s->out.spool, header, hlen, NULL, 0, 0, 0, &err)) {
+			say_error(NULL, &err);
+			release_backend(s);
+			cap_outputs_abort(&s->out);
+			cap_kstate_forget_spool(&s->ks);
+			return 1;
+		}
+		s->out.raw = true;
+	}
 	cap_sink_opts so = {
 		.cfg = &s->cfg,
 		.filter = !(s->be->flags & CAP_KERNEL_FILTER),
@@ -332,8 +360,9 @@ static int open_session(session *s)
 		.comm_state = s->st,
 		.out = { s->out.live[0], s->out.live[1] },
 		.nout = s->out.nlive,
-		.spool = s->out.spool,
-		.window_ns = REORDER_WINDOW_NS,
+		.spool = s->out.raw ? NULL : s->out.spool,
+		.raw = s->out.raw ? s->out.spool : NULL,
+		.window_ns = CAP_REORDER_WINDOW_NS,
 	};
 	if (cap_sink_new(&s->sink, &so, &err)) {
 		say_error(NULL, &err);
@@ -391,7 +420,7 @@ static void stop_command_wait(session *s)
 /* After tracing, whatever happened: drain, write the drops record, put the
  * kernel back, finish the files, say what was captured. false on any
  * failure; *total_drops gets the events lost. */
-static bool close_session(session *s, double secs, uint64_t *total_drops)
+static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *total_drops)
 {
 	const capture_cli *cli = s->cli;
 	br_error err;
@@ -420,6 +449,8 @@ static bool close_session(session *s, double secs, uint64_t *total_drops)
 		say_error("finishing the output", &err);
 		ok = false;
 	}
+	s->cpu_after = own_cpu() - s->cpu_tracing;
+	s->wall_after = (double)(now_ns() - loop_end) / 1e9;
 	cap_kstate_forget_spool(&s->ks);
 	struct stat fst;
 	if (strcmp(s->out.gz_path, "-") && stat(s->out.gz_path, &fst) == 0)
@@ -461,11 +492,13 @@ int capture_run(const capture_cli *cli)
 		return 1;
 	}
 	bool ok = run_session(&s);
-	double secs = (double)(now_ns() - s.t0) / 1e9;
+	uint64_t loop_end = now_ns();
+	double secs = (double)(loop_end - s.t0) / 1e9;
+	s.cpu_tracing = own_cpu();
 	int sig = cap_signal_pending();
 	stop_command(&s, sig);
 	uint64_t total_drops = 0;
-	ok = close_session(&s, secs, &total_drops) && ok;
+	ok = close_session(&s, secs, loop_end, &total_drops) && ok;
 	stop_command_wait(&s);
 	cap_sink_free(s.sink);
 	free(s.drops);

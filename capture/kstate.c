@@ -2,6 +2,7 @@
 
 #include "blkreel/writer.h"
 #include "fs_mount.h"
+#include "raw_convert.h"
 #include "spool.h"
 
 #include <dirent.h>
@@ -312,13 +313,32 @@ static int recover_spool(const char *spool, FILE *out, br_error *err)
 	if (n < 6 || strcmp(spool + n - 6, ".spool"))
 		return br_error_set(err, BR_EINVAL, 0, spool, -1, "not a spool file name");
 	snprintf(gz, sizeof gz, "%.*s.gz", (int)(n - 6), spool);
+	/* killed while finishing: the unfinished file goes, the spool is read again */
+	char part[sizeof gz + 8];
+	snprintf(part, sizeof part, "%s.part", gz);
+	unlink(part);
 	if (access(gz, F_OK) == 0)
 		return br_error_set(err, BR_EINVAL, 0, gz, -1, "exists; the spool %s is left as it is", spool);
 	br_writer *w;
 	int rc = br_writer_open(&w, BR_OUT_COMPRESSED, gz, NULL, err);
 	if (rc)
 		return rc;
-	int64_t got = cap_spool_replay(spool, &w, 1, err);
+	if (cap_raw_spool_is(spool)) {
+		/* A raw spool is read, not punched: a damaged one stays for a look,
+		 * and no partial file is left looking whole. */
+		int64_t got = cap_raw_convert(spool, false, &w, 1, NULL, err);
+		if (got < 0) {
+			br_writer_abort(w);
+			return (int)got;
+		}
+		if ((rc = br_writer_close(w, err)))
+			return rc;
+		if (out)
+			fprintf(out, "  wrote %s (%lld events from the raw spool)\n", gz, (long long)got);
+		unlink(spool);
+		return 0;
+	}
+	int64_t got = cap_spool_replay(spool, true, &w, 1, err);
 	rc = br_writer_close(w, got < 0 ? NULL : err);
 	if (got < 0)
 		return (int)got;

@@ -75,7 +75,7 @@ cap_name *cap_names_get(cap_names *n, uint32_t pid)
 void cap_names_set(cap_name *e, const char *comm)
 {
 	char tmp[CAP_COMM_LEN] = { 0 };
-	strncpy(tmp, comm, CAP_COMM_LEN - 1);
+	memcpy(tmp, comm, strnlen(comm, CAP_COMM_LEN - 1));
 	if (e->named && strcmp(tmp, e->comm) == 0)
 		return;
 	memcpy(e->comm, tmp, CAP_COMM_LEN);

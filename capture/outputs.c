@@ -1,9 +1,13 @@
 #include "outputs.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "raw_convert.h"
 #include "spool.h"
 
 static void build_base(char *out, size_t size, const capture_cli *cli, const char *name)
@@ -21,11 +25,12 @@ static void build_base(char *out, size_t size, const capture_cli *cli, const cha
 		snprintf(out, size, "%.1000s", stem);
 }
 
-/* The final writers: compressed, and the per-CPU set with --split. */
-static int open_final(cap_outputs *o, br_writer **w, unsigned *n, const br_writer_opts *opts, br_error *err)
+/* The final writers: compressed (to gz, NULL: o->gz_path), and the per-CPU set with --split. */
+static int open_final(cap_outputs *o, br_writer **w, unsigned *n, const br_writer_opts *opts, const char *gz,
+		      br_error *err)
 {
 	*n = 0;
-	int rc = br_writer_open(&w[0], BR_OUT_COMPRESSED, o->gz_path, opts, err);
+	int rc = br_writer_open(&w[0], BR_OUT_COMPRESSED, gz ? gz : o->gz_path, opts, err);
 	if (rc)
 		return rc;
 	*n = 1;
@@ -53,7 +58,7 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 			o->final_opts.level = BR_LEVEL_FAST;
 		if (!o->final_opts.threads)
 			o->final_opts.threads = 1;
-		return open_final(o, o->live, &o->nlive, &o->final_opts, err);
+		return open_final(o, o->live, &o->nlive, &o->final_opts, NULL, err);
 	}
 	char base[1024];
 	build_base(base, sizeof base, cli, name);
@@ -63,7 +68,7 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	/* Create the final files now, so a bad path fails before tracing starts. */
 	br_writer *probe[2];
 	unsigned np;
-	int rc = open_final(o, probe, &np, &o->final_opts, err);
+	int rc = open_final(o, probe, &np, &o->final_opts, NULL, err);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < np; i++)
@@ -72,6 +77,9 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	rc = cap_spool_open(&o->spool, o->spool_path, false, err);
 	if (rc)
 		return rc;
+	const char *sync = getenv("BLKREEL_SPOOL_SYNC"); /* measurement only: 0 = no fdatasync */
+	if (sync && strcmp(sync, "0") == 0)
+		cap_spool_no_sync(o->spool);
 	o->spooling = true;
 	return 0;
 }
@@ -92,6 +100,14 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 	o->nlive = 0;
 	if (!o->spooling)
 		return first;
+	/* Punch the spool out as it is read only when the disk needs the room
+	 * (its write failed, or the free space is less than the spool): else a
+	 * kill -9 during the conversion would lose what was punched. */
+	bool punch = cap_spool_failed(o->spool);
+	struct statvfs vfs;
+	if (!punch && statvfs(o->spool_path, &vfs) == 0 &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < cap_spool_bytes(o->spool))
+		punch = true;
 	int src = cap_spool_close(o->spool, &e);
 	o->spool = NULL;
 	if (src && !first) {
@@ -100,11 +116,18 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 	}
 	/* Even when the spool's last write failed (a full disk), what reached
 	 * it is whole records up to a torn tail: compress those. */
+	/* The compressed file is made as NAME.blktrace.gz.part and renamed when
+	 * finished: after a kill -9 meanwhile, --cleanup starts again from the
+	 * spool (which is whole unless punched) instead of finding a file that
+	 * looks finished. */
+	char part[sizeof o->gz_path + 8];
+	snprintf(part, sizeof part, "%s.part", o->gz_path);
 	br_writer *w[2];
 	unsigned n;
-	int rc = open_final(o, w, &n, &o->final_opts, &e);
+	int rc = open_final(o, w, &n, &o->final_opts, part, &e);
 	if (rc == 0) {
-		int64_t got = cap_spool_replay(o->spool_path, w, n, &e);
+		int64_t got = o->raw ? cap_raw_convert(o->spool_path, punch, w, n, &o->raw_stats, &e)
+				     : cap_spool_replay(o->spool_path, punch, w, n, &e);
 		if (got < 0)
 			rc = (int)got;
 		else
@@ -118,6 +141,8 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 			}
 		}
 	}
+	if (n && rename(part, o->gz_path) && !rc)
+		rc = br_error_set(&e, BR_ESYS, errno, o->gz_path, -1, "cannot rename %s into place", part);
 	if (rc && !first) {
 		first = rc;
 		*err = e;

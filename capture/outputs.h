@@ -11,6 +11,7 @@
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
 #include "capture_cli.h"
+#include "sink.h"
 #include "spool_writer.h"
 
 typedef struct cap_outputs {
@@ -18,6 +19,8 @@ typedef struct cap_outputs {
 	unsigned nlive;
 	cap_spool *spool;       /* to a file: the spool fed while tracing */
 	bool spooling;
+	bool raw;               /* the spool holds raw records (raw_spool.h), converted at close */
+	cap_sink_stats raw_stats; /* the conversion's counts (raw) */
 	char spool_path[1040];
 	char gz_path[1024];     /* "-" for stdout */
 	char split_base[1024];  /* "" without --split */
@@ -27,7 +30,7 @@ typedef struct cap_outputs {
 
 /* Open them; name defaults to the first device's kernel name. */
 int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name, br_error *err);
-/* Finish: with a spool, compress it into the final files and remove it.
+/* Finish: with a spool, compress it (a raw one: convert it) into the final files and remove it.
  * Whatever fails, everything that could be made readable is. */
 int cap_outputs_close(cap_outputs *o, br_error *err);
 /* What the capture wrote so far (spool or stream), in bytes. */

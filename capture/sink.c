@@ -7,6 +7,7 @@
 
 #include "merge.h"
 #include "names.h"
+#include "raw_spool.h"
 
 struct cap_sink {
 	cap_sink_opts o;
@@ -85,6 +86,8 @@ static void learn_name(cap_sink *s, uint32_t pid, const char *hint)
 	char name[CAP_COMM_LEN];
 	if (hint && *hint)
 		cap_names_set(e, hint);
+	else if (s->o.names_from_hints)
+		return;
 	else if (pid == 0)
 		cap_names_set(e, "swapper"); /* the idle task: completions in irq context */
 	else if (cap_names_from_proc(pid, name))
@@ -209,7 +212,16 @@ static void note_idle(cap_sink *s, uint64_t now)
 
 int cap_sink_drain(cap_sink *s, bool all, br_error *err)
 {
-	uint64_t now = mono_ns();
+	return cap_sink_drain_at(s, all, mono_ns(), err);
+}
+
+int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)
+{
+	if (s->o.raw) {
+		raw_drain d = { .now = now, .all = all };
+		int rc = cap_sink_raw_frame(s, RAW_DRAIN, &d, sizeof d, 0, err);
+		return rc ? rc : cap_spool_tick(s->o.raw, now, err);
+	}
 	note_idle(s, now);
 	uint64_t horizon = s->max_time > s->o.window_ns ? s->max_time - s->o.window_ns : 0;
 	if (s->safe > horizon)
@@ -253,8 +265,43 @@ void cap_sink_resume(cap_sink *s, const br_event *ev)
 		*seq = ev->sequence;
 }
 
+bool cap_sink_is_raw(const cap_sink *s)
+{
+	return s->o.raw != NULL;
+}
+
+int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t len, uint64_t events,
+		       br_error *err)
+{
+	raw_frame f = { .type = type, .len = (uint32_t)len };
+	s->st.recorded += events;
+	return cap_spool_append(s->o.raw, &f, sizeof f, payload, len, raw_pad8((uint32_t)len) - len, events, err);
+}
+
+int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err)
+{
+	*named = false;
+	cap_name *e = cap_names_get(s->names, pid);
+	if (!e)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	if (!e->named)
+		learn_name(s, pid, NULL);
+	if (!e->named)
+		return 0;
+	*named = true;
+	if (e->announced) /* in the spool already */
+		return 0;
+	raw_name n = { .pid = pid };
+	memcpy(n.comm, e->comm, sizeof n.comm);
+	e->announced = true;
+	s->st.names++;
+	return cap_sink_raw_frame(s, RAW_NAME, &n, sizeof n, 0, err);
+}
+
 int cap_sink_message(cap_sink *s, const char *text, br_error *err)
 {
+	if (s->o.raw)
+		return cap_sink_raw_frame(s, RAW_MESSAGE, text, strnlen(text, 1024), 0, err);
 	br_event ev = { 0 };
 	ev.time = s->any_written ? s->last_written : s->max_time;
 	ev.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE;

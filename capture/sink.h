@@ -18,6 +18,9 @@
 
 typedef struct cap_sink cap_sink;
 
+/* How far a quiet stream may hold the others back (the capture's window). */
+#define CAP_REORDER_WINDOW_NS (500ull * 1000 * 1000)
+
 typedef struct cap_sink_opts {
 	const cap_config *cfg;
 	bool filter;        /* apply act_mask/pid/LBA range here */
@@ -30,6 +33,14 @@ typedef struct cap_sink_opts {
 	unsigned nout;
 	cap_spool *spool;   /* and to the spool, when there is one */
 	uint64_t window_ns; /* how far a quiet stream may hold the others back */
+	/* Raw mode (a bpf capture to a file, raw_spool.h): the backend hands
+	 * its ring records to cap_sink_raw_frame instead of pushing events;
+	 * drains, messages and the names of new pids become frames of this
+	 * spool, and the events are made after tracing (raw_convert.c). */
+	cap_spool *raw;
+	/* Names only from the hints pushed with the events (the raw spool's
+	 * conversion: /proc now may hold another process). */
+	bool names_from_hints;
 } cap_sink_opts;
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err);
@@ -47,6 +58,17 @@ void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm);
  * do not wait for the next one). Also lets the spool write out its batch. */
 int cap_sink_drain(cap_sink *s, bool all, br_error *err);
 #define CAP_SINK_SETTLE_NS (100ull * 1000 * 1000)
+/* The same at a given CLOCK_MONOTONIC time (the raw spool's conversion
+ * drains when the live capture did). */
+int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now_ns, br_error *err);
+
+/* Raw mode: is it, a frame of the raw spool (events: records it carries),
+ * and a pid read from the backend's records (its name is learnt now and
+ * written as a frame once; *named false while it has none: ask again). */
+bool cap_sink_is_raw(const cap_sink *s);
+int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t len, uint64_t events,
+		       br_error *err);
+int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err);
 
 /* After a kill -9, --cleanup appends what the kernel still held to the
  * spool: tell the sink a record that is in the output already, so that
@@ -65,6 +87,7 @@ typedef struct cap_sink_stats {
 	                        (time raised to keep the file in order) */
 	uint64_t last_time;
 	size_t peak_queued;
+	uint64_t recorded;   /* raw mode: events put in the raw spool */
 } cap_sink_stats;
 void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st);
 

@@ -29,10 +29,10 @@ static int write_each(void *varg, const br_event *ev, br_error *err)
 /* punch: give each part read back to the disk at once */
 static int64_t read_records(const char *path, bool punch, cap_spool_record_fn fn, void *arg, br_error *err);
 
-int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br_error *err)
+int64_t cap_spool_replay(const char *path, bool punch, br_writer *const *out, unsigned n, br_error *err)
 {
 	replay_arg a = { out, n };
-	return read_records(path, true, write_each, &a, err);
+	return read_records(path, punch, write_each, &a, err);
 }
 
 int64_t cap_spool_each(const char *path, cap_spool_record_fn fn, void *arg, br_error *err)

@@ -7,16 +7,19 @@
 #ifndef BLKREEL_CAPTURE_SPOOL_H
 #define BLKREEL_CAPTURE_SPOOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
 
 /* Read every whole record of the spool at path and write it to each of
- * out[0..n-1]. Each part read is punched out of the spool at once, so a
- * full disk has room for the compressed file (the spool is gone after). Returns records replayed
- * (>= 0) or a negative br_code; a torn last record is ignored. */
-int64_t cap_spool_replay(const char *path, br_writer *const *out, unsigned n, br_error *err);
+ * out[0..n-1]. punch: each part read is punched out of the spool at once,
+ * so a full disk has room for the compressed file (the spool is gone
+ * after; a kill -9 meanwhile loses what was punched, so only when the
+ * room is needed). Returns records replayed (>= 0) or a negative br_code;
+ * a torn last record is ignored. */
+int64_t cap_spool_replay(const char *path, bool punch, br_writer *const *out, unsigned n, br_error *err);
 
 /* Call fn for every whole record of the spool at path, in order, without
  * changing it (a torn last record is ignored). Returns records seen or a

@@ -19,6 +19,7 @@ struct cap_spool {
 	uint64_t offset;      /* bytes in the file (write(2) done) */
 	uint64_t records;
 	int write_errno;      /* a failed write: the spool stops taking records */
+	bool no_sync;
 
 	/* shared with the sync thread, under mu */
 	pthread_t thread;
@@ -32,7 +33,7 @@ struct cap_spool {
 	bool sync_reported;
 };
 
-static uint64_t mono_ns(void)
+static uint64_t spool_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -47,7 +48,7 @@ static void *sync_thread(void *arg)
 	cap_spool *s = arg;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
-		if (s->to_sync > s->synced) {
+		if (s->to_sync > s->synced && !s->no_sync) {
 			uint64_t target = s->to_sync;
 			pthread_mutex_unlock(&s->mu);
 			int rc = fdatasync(s->fd);
@@ -143,13 +144,44 @@ int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err)
 			return rc;
 	}
 	if (s->len == 0)
-		s->batch_since = mono_ns();
+		s->batch_since = spool_now_ns();
 	br_record_encode(ev, s->buf + s->len);
 	if (ev->pdu_len)
 		memcpy(s->buf + s->len + BR_RECORD_SIZE, ev->pdu, ev->pdu_len);
 	s->len += need;
 	s->records++;
 	return 0;
+}
+
+int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *body, size_t blen, size_t pad,
+		     uint64_t events, br_error *err)
+{
+	size_t need = hlen + blen + pad;
+	if (need > CAP_SPOOL_BATCH)
+		return br_error_set(err, BR_EINVAL, 0, s->path, -1, "spool frame of %zu bytes", need);
+	if (s->len + need > CAP_SPOOL_BATCH) {
+		int rc = write_batch(s, err);
+		if (rc)
+			return rc;
+	}
+	if (s->len == 0)
+		s->batch_since = spool_now_ns();
+	if (hlen)
+		memcpy(s->buf + s->len, head, hlen);
+	if (blen)
+		memcpy(s->buf + s->len + hlen, body, blen);
+	if (pad)
+		memset(s->buf + s->len + hlen + blen, 0, pad);
+	s->len += need;
+	s->records += events;
+	return 0;
+}
+
+void cap_spool_no_sync(cap_spool *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->no_sync = true;
+	pthread_mutex_unlock(&s->mu);
 }
 
 int cap_spool_tick(cap_spool *s, uint64_t now_ns, br_error *err)
@@ -189,6 +221,11 @@ int cap_spool_close(cap_spool *s, br_error *err)
 	if (rc && err)
 		*err = e;
 	return rc;
+}
+
+bool cap_spool_failed(const cap_spool *s)
+{
+	return s && s->write_errno != 0;
 }
 
 uint64_t cap_spool_bytes(const cap_spool *s)

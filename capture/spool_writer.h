@@ -29,12 +29,21 @@ typedef struct cap_spool cap_spool;
 int cap_spool_open(cap_spool **out, const char *path, bool append, br_error *err);
 /* Queue one record (the merged, numbered output of the sink). */
 int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err);
+/* Queue raw bytes: a head and a body (either may be empty) written as one
+ * piece of the file, followed by zero bytes up to pad (the raw spool's
+ * frames, raw_spool.h). events: how many records they carry (counted). */
+int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *body, size_t blen, size_t pad,
+		     uint64_t events, br_error *err);
+/* Measurement only (BLKREEL_SPOOL_SYNC=0): no background fdatasync. */
+void cap_spool_no_sync(cap_spool *s);
 /* Write out the batch if its oldest record waited CAP_SPOOL_FLUSH_NS
  * (monotonic now_ns); also reports a failed background sync. */
 int cap_spool_tick(cap_spool *s, uint64_t now_ns, br_error *err);
 /* Write out what is left, sync, stop the thread, close; first error. NULL is fine. */
 int cap_spool_close(cap_spool *s, br_error *err);
 
+/* Did a write to the spool fail (a full disk)? */
+bool cap_spool_failed(const cap_spool *s);
 /* Bytes handed to the spool so far (written or batched), and records. */
 uint64_t cap_spool_bytes(const cap_spool *s);
 uint64_t cap_spool_records(const cap_spool *s);

@@ -6,15 +6,19 @@
 # the mean of its two untraced neighbours.
 #   tests/bench/capture.sh            (root; ROUNDS=5 SECONDS_PER_RUN=5 by default)
 #   MODES="none bpf bpf-shared" tests/bench/capture.sh   (a subset, or the variants below)
-# Modes: none; bpf (full); bpf-ic (-a issue,complete); bpf-floor (the same tracepoints, programs
-# that return at once); bpf-shared (one ring for all CPUs); bpf-wakeup (a wakeup per record, read
-# on poll); bpf-nonames (no pid->comm map); perf; tracefs; blktrace.
+# Modes: none; bpf (full: records spooled raw, events made after tracing); bpf-live (the same,
+# events made while tracing: the path to stdout, BLKREEL_BPF_SPOOL=events); bpf-ic (-a
+# issue,complete); bpf-floor (the same tracepoints, programs that return at once); bpf-shared (one
+# ring for all CPUs); bpf-wakeup (a wakeup per record, read on poll); bpf-nonames (no pid->comm
+# map); bpf-nosync (no fdatasync of the spool); perf; tracefs; blktrace.
 # Where the full capture's cost goes (each records less than the one after it; only for measuring):
 # bpf-noring (programs do everything but write the record), bpf-discard (records read from the
-# rings and thrown away), bpf-decode (decoded into events, thrown away), bpf-nomerge (written to
-# the spool as read, no reorder merge: the file is out of order), then bpf.
+# rings and thrown away), bpf-decode (decoded into events, thrown away), bpf-nomerge (the live
+# path written to the spool as read, no reorder merge: the file is out of order), then bpf-live.
 # Per traced mode: events/s recorded, drops, and the capture process's own CPU (user + system,
-# from /proc/PID/stat while it traces) per million events.
+# from /proc/PID/stat while fio runs) per million events; then what it spends after tracing
+# stopped (its own count, getrusage: converting raw records, compressing) per million events and
+# in wall seconds. The kernel's writeback of the spool is in neither (it runs in kworkers).
 # Holds the tracer lock throughout; creates and always detaches its own loop device.
 set -euo pipefail
 ROUNDS=${ROUNDS:-5}
@@ -56,7 +60,7 @@ fio_iops() { # prints read IOPS (terse field 8)
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-declare -A IOPS EVENTS DROPS NOTE CPUPM RATE
+declare -A IOPS EVENTS DROPS NOTE CPUPM RATE AFTERPM FINISH
 capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
     case $1 in
     bpf) echo "--backend bpf" ;;
@@ -77,7 +81,9 @@ capture_env() {
     bpf-noring) echo "BLKREEL_BPF_NORING=1" ;;
     bpf-discard) echo "BLKREEL_BPF_USER=discard" ;;
     bpf-decode) echo "BLKREEL_BPF_USER=decode" ;;
-    bpf-nomerge) echo "BLKREEL_CAPTURE_NOMERGE=1" ;;
+    bpf-nomerge) echo "BLKREEL_BPF_SPOOL=events BLKREEL_CAPTURE_NOMERGE=1" ;;
+    bpf-live) echo "BLKREEL_BPF_SPOOL=events" ;;
+    bpf-nosync) echo "BLKREEL_SPOOL_SYNC=0" ;;
     bpf-perevent) echo "BLKREEL_BPF_STAGE=0" ;;
     bpf-paircost) echo "BLKREEL_BPF_PAIRCOST=1" ;;
     *) echo "BLKREEL_BENCH=1" ;;
@@ -88,7 +94,7 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     # shellcheck disable=SC2046
     env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" 2>"$out" &
     CAPPID=$!
-    for _ in $(seq 100); do grep -q "tracing $(basename "$LOOP")" "$out" && break; kill -0 "$CAPPID" 2>/dev/null || break; sleep 0.05; done
+    for _ in $(seq 100); do grep -qs "tracing $(basename "$LOOP")" "$out" && break; kill -0 "$CAPPID" 2>/dev/null || break; sleep 0.05; done
     if ! kill -0 "$CAPPID" 2>/dev/null; then wait "$CAPPID" || true; CAPPID=""; NOTE[$m]="failed: $(tail -1 "$out")"; return; fi
     t0=$(cpu_ticks "$CAPPID")
     iops=$(fio_iops)
@@ -100,6 +106,9 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     RATE[$m]="${RATE[$m]:-} $(awk -v e="$ev" -v t="$RUNTIME" 'BEGIN{printf "%.0f", e / t}')"
     CPUPM[$m]="${CPUPM[$m]:-} $(awk -v a="$t0" -v b="$t1" -v k="$TICK" -v e="$ev" 'BEGIN{ if (e > 0) printf "%.3f", (b - a) / k / e * 1e6; else print "-" }')"
     DROPS[$m]="${DROPS[$m]:-} $(sed -n 's/^blkreel-capture: drops: //p' "$out" | sed 's/ - .*//' | tr ' ' ',')"
+    # "own CPU A s while tracing, B s after it (C s to finish the file...)"
+    AFTERPM[$m]="${AFTERPM[$m]:-} $(sed -n 's/.*while tracing, \([0-9.]*\) s after it.*/\1/p' "$out" | awk -v e="$ev" '{ if (e > 0) printf "%.3f", $1 / e * 1e6; else print "-" }')"
+    FINISH[$m]="${FINISH[$m]:-} $(sed -n 's/.*s after it (\([0-9.]*\) s to finish.*/\1/p' "$out")"
     rm -f "$TMP/$m".blktrace*
 }
 run_mode() {
@@ -153,11 +162,12 @@ echo
 echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IOPS per round: $(for m in "${MODES[@]}"; do [[ -n ${NOTE[$m]:-} ]] || printf '%s:%s ' "$m" "$(echo ${IOPS[$m]} | tr ' ' ',')"; done)"
 paired() { echo "${LOSS[$1]:-}"; } # paired MODE -> its losses (1 - traced/untraced beside it), in %
-printf '%-12s %10s %12s %14s %12s %10s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "drops per run / note"
+printf '%-12s %10s %12s %14s %12s %10s %10s %8s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "after s/M" "finish s" "drops per run / note"
 for m in "${MODES[@]}"; do
-    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-12s %10s %12s %14s %12s %10s  %s\n' "$m" - - - - - "${NOTE[$m]}"; continue; fi
+    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-12s %10s %12s %14s %12s %10s %10s %8s  %s\n' "$m" - - - - - - - "${NOTE[$m]}"; continue; fi
     med=$(echo "${IOPS[$m]}" | median)
     if [[ $m == none ]]; then pl=0 pr=-; else pl=$(paired "$m" | median)% pr=$(paired "$m" | range); fi
-    printf '%-12s %10.0f %12s %14s %12s %10s  %s\n' "$m" "$med" "$pl" "$pr" "$(echo "${RATE[$m]:-}" | median)" \
-        "$(echo "${CPUPM[$m]:-}" | median)" "$(echo ${DROPS[$m]:-} | tr ' ' ' ')"
+    printf '%-12s %10.0f %12s %14s %12s %10s %10s %8s  %s\n' "$m" "$med" "$pl" "$pr" "$(echo "${RATE[$m]:-}" | median)" \
+        "$(echo "${CPUPM[$m]:-}" | median)" "$(echo "${AFTERPM[$m]:-}" | median)" "$(echo "${FINISH[$m]:-}" | median)" \
+        "$(echo ${DROPS[$m]:-} | tr ' ' ' ')"
 done

@@ -96,6 +96,11 @@ static void exact_run(const char *env, const char *must_say)
 	if (must_say)
 		cr_expect(strstr(err, must_say) != NULL, "stderr does not say '%s': %s", must_say, err);
 	cr_expect(strstr(err, " late ") == NULL, "events written out of time order: %s", err);
+	/* to a file, the records are spooled raw and made into events after
+	 * tracing, unless the live path is asked for */
+	bool live = strstr(env, "BLKREEL_BPF_SPOOL=events") != NULL;
+	cr_expect_eq(strstr(err, "from raw records") != NULL, !live, "%s path not taken: %s", live ? "live" : "raw",
+		     err);
 	free(err);
 	char *text = parse_capture("run");
 	check_exact(text, env[0] ? env : "bpf");
@@ -135,6 +140,12 @@ Test(capture_bpf, exact_events_with_wakeups)
 Test(capture_bpf, exact_events_one_record_per_event)
 {
 	exact_run("BLKREEL_BPF_STAGE=0", NULL);
+}
+
+/* The live path (events made while tracing, as to stdout) gives the same. */
+Test(capture_bpf, exact_events_live_path)
+{
+	exact_run("BLKREEL_BPF_SPOOL=events", NULL);
 }
 
 /* Every third event takes the path of a program that interrupted an
@@ -287,6 +298,52 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 	}
 	cr_expect_eq(left, 0, "%zu programs/links of the killed capture remain", left);
 	usleep(300 * 1000); /* let fio's children end before teardown detaches */
+}
+
+/* A kill -9 while the file is being finished (the raw spool being turned
+ * into events after tracing): the unfinished file is NAME.blktrace.gz.part,
+ * the spool is still whole, and --cleanup makes the whole file from it:
+ * every IO has its Q and its C. */
+Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
+{
+	bpf_test(64);
+	char errpath[600], part[600], spool[600];
+	snprintf(errpath, sizeof errpath, "%s/fin.err", cf.dir);
+	snprintf(part, sizeof part, "%s/fin.blktrace.gz.part", cf.dir);
+	snprintf(spool, sizeof spool, "%s/fin.blktrace.spool", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/fin' -- %s", cf.loop, cf.dir,
+				  randread(3));
+	cr_assert(wait_tracing(pid, errpath), "capture did not start");
+	bool finishing = false;
+	for (int i = 0; i < 400 && !finishing; i++) {
+		char *e = tu_read_text(errpath);
+		finishing = strstr(e, "tracing stopped") != NULL;
+		free(e);
+		if (!finishing)
+			usleep(25 * 1000);
+	}
+	cr_assert(finishing, "the capture never stopped tracing");
+	usleep(100 * 1000);
+	bool unfinished = access(part, F_OK) == 0;
+	kill(pid, SIGKILL);
+	cf_wait(pid);
+	cr_assert(unfinished, "the file was finished before the kill (test is void)");
+	cr_assert_eq(access(spool, F_OK), 0, "no spool left after the kill");
+	char *out = NULL;
+	int rc = cf_capture(&out, NULL, "--cleanup");
+	cr_expect_eq(rc, 0, "--cleanup exited %d: %s", rc, out);
+	cr_expect(strstr(out, "from the raw spool") != NULL, "--cleanup said: %s", out);
+	free(out);
+	cr_expect_neq(access(part, F_OK), 0, "the unfinished file is still there");
+	cr_expect_neq(access(spool, F_OK), 0, "the spool is still there");
+	char *text = parse_capture("fin");
+	size_t q = count_action(text, "Q"), c = count_action(text, "C");
+	cr_expect_gt(q, 100000, "only %zu Q events in 3 s of QD32 reads", q);
+	cr_expect_eq(q, c, "%zu Q but %zu C events: the recovered file is not whole", q, c);
+	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "the drops record written before the kill is lost");
+	free(text);
+	char why[256];
+	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
 }
 
 Test(capture_bpf, two_captures_at_once)

@@ -1,0 +1,235 @@
+#include "bpf_decode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/capture_record.h"
+
+_Static_assert(sizeof(struct bcr_event) == 32, "record layout");
+_Static_assert(sizeof(struct bcr_event_ext) == 48, "record layout");
+
+#define HELD_MAX 256
+struct held {
+	struct bcr_event_ext r[HELD_MAX];
+	unsigned n;
+};
+
+struct bpf_decoder {
+	unsigned ncpu, ndevs;
+	bool staging;
+	uint32_t devs[BCR_MAX_DEVS];
+	uint32_t actions[BCR_NKINDS];
+	struct held *held; /* per CPU */
+};
+
+/* record kind -> BLK_TA_* with its category bits */
+static uint32_t kind_action(unsigned kind)
+{
+	static const uint32_t act[BCR_NKINDS] = {
+		[BCR_QUEUE] = BLK_TA_QUEUE,         [BCR_BACKMERGE] = BLK_TA_BACKMERGE,
+		[BCR_FRONTMERGE] = BLK_TA_FRONTMERGE, [BCR_GETRQ] = BLK_TA_GETRQ,
+		[BCR_BIO_COMPLETE] = BLK_TA_COMPLETE, [BCR_SPLIT] = BLK_TA_SPLIT,
+		[BCR_BIO_REMAP] = BLK_TA_REMAP,     [BCR_INSERT] = BLK_TA_INSERT,
+		[BCR_ISSUE] = BLK_TA_ISSUE,         [BCR_RQ_MERGE] = BLK_TA_BACKMERGE,
+		[BCR_REQUEUE] = BLK_TA_REQUEUE,     [BCR_COMPLETE] = BLK_TA_COMPLETE,
+		[BCR_RQ_REMAP] = BLK_TA_REMAP,      [BCR_PLUG] = BLK_TA_PLUG,
+		[BCR_UNPLUG_IO] = BLK_TA_UNPLUG_IO, [BCR_UNPLUG_TIMER] = BLK_TA_UNPLUG_TIMER,
+	};
+	return kind < BCR_NKINDS ? act[kind] : 0;
+}
+
+size_t bpf_record_size(unsigned kind)
+{
+	return bcr_has_payload(kind) ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
+}
+
+bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs, bool staging)
+{
+	if (ncpu == 0 || ndevs > BCR_MAX_DEVS)
+		return NULL;
+	bpf_decoder *d = calloc(1, sizeof *d);
+	if (!d || !(d->held = calloc(ncpu, sizeof *d->held))) {
+		free(d);
+		return NULL;
+	}
+	d->ncpu = ncpu;
+	d->ndevs = ndevs;
+	d->staging = staging;
+	memcpy(d->devs, devs, ndevs * sizeof *devs);
+	for (unsigned k = 0; k < BCR_NKINDS; k++)
+		d->actions[k] = kind_action(k);
+	return d;
+}
+
+void bpf_decoder_free(bpf_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->held);
+	free(d);
+}
+
+static void note_bad(bpf_bad *bad, size_t at)
+{
+	if (bad && bad->n++ == 0)
+		bad->first_at = at;
+}
+
+/* One record into an event, and on to fn. false: a kind or device we do not know. */
+static bool expand(const bpf_decoder *d, const void *data, size_t size, br_event *ev, uint8_t *pdu)
+{
+	const struct bcr_event *r = data;
+	if (r->kind >= BCR_NKINDS || r->dev >= d->ndevs)
+		return false;
+	memset(ev, 0, sizeof *ev);
+	ev->time = r->time;
+	ev->sector = r->sector;
+	ev->bytes = r->bytes;
+	ev->action = d->actions[r->kind] | (uint32_t)r->cats << BLK_TC_SHIFT;
+	ev->pid = r->pid;
+	ev->device = d->devs[r->dev];
+	ev->cpu = r->cpu;
+	/* blk_status_to_errno for the codes of kernels 5.x/6.x: the ones a
+	 * block device returns in practice; any other reads as -EIO */
+	static const int16_t status_errno[] = {
+		0,       -EOPNOTSUPP, -ETIMEDOUT, -ENOSPC, -ENOLINK,      -EREMOTEIO, -EBADE,
+		-ENODATA, -EILSEQ,    -ENOMEM,    -EIO,    -EREMCHG,      -EAGAIN,    -EBUSY,
+		-ETOOMANYREFS, -EOVERFLOW, -ENODEV, -ETIME, -EINVAL,
+	};
+	if (r->status)
+		ev->error = (uint16_t)(r->status < sizeof status_errno / sizeof status_errno[0]
+					       ? status_errno[r->status]
+					       : -5);
+	if (size >= sizeof(struct bcr_event_ext)) {
+		const struct bcr_event_ext *x = data;
+		if (r->kind == BCR_SPLIT || r->kind == BCR_UNPLUG_IO || r->kind == BCR_UNPLUG_TIMER) {
+			/* blktrace's payload: the new sector / the depth, big-endian */
+			uint64_t v = __builtin_bswap64(x->value);
+			memcpy(pdu, &v, 8);
+			ev->pdu = pdu;
+			ev->pdu_len = 8;
+		} else if (r->kind == BCR_BIO_REMAP || r->kind == BCR_RQ_REMAP) {
+			/* struct blk_io_trace_remap, big-endian */
+			uint32_t from = __builtin_bswap32(x->old_dev), to = __builtin_bswap32(ev->device);
+			uint64_t sf = __builtin_bswap64(x->value);
+			memcpy(pdu, &from, 4);
+			memcpy(pdu + 4, &to, 4);
+			memcpy(pdu + 8, &sf, 8);
+			ev->pdu = pdu;
+			ev->pdu_len = 16;
+		}
+	}
+	return true;
+}
+
+static int emit_record(const bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
+		size_t at, br_error *err)
+{
+	br_event ev;
+	uint8_t pdu[16];
+	if (!expand(d, data, size, &ev, pdu)) {
+		note_bad(bad, at);
+		return 0;
+	}
+	return fn ? fn(arg, &ev, err) : 0;
+}
+
+/* Push cpu's held records older than time (all: every one). */
+static int release_held(bpf_decoder *d, unsigned cpu, uint64_t time, bool all, bpf_emit_fn fn, void *arg,
+			br_error *err)
+{
+	struct held *h = &d->held[cpu];
+	unsigned k = 0;
+	int rc = 0;
+	while (k < h->n && (all || h->r[k].e.time < time)) {
+		rc = emit_record(d, &h->r[k], bpf_record_size(h->r[k].e.kind), fn, arg, NULL, 0, err);
+		if (rc < 0)
+			break;
+		k++;
+	}
+	if (k) {
+		memmove(h->r, h->r + k, (h->n - k) * sizeof h->r[0]);
+		h->n -= k;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int hold(bpf_decoder *d, const struct bcr_event *r, size_t size, bpf_emit_fn fn, void *arg, br_error *err)
+{
+	struct held *h = &d->held[r->cpu];
+	if (h->n == HELD_MAX) { /* make room: the oldest goes now */
+		int rc = release_held(d, r->cpu, h->r[0].e.time + 1, false, fn, arg, err);
+		if (rc < 0)
+			return rc;
+	}
+	unsigned at = h->n;
+	while (at > 0 && h->r[at - 1].e.time > r->time)
+		at--;
+	memmove(h->r + at + 1, h->r + at, (h->n - at) * sizeof h->r[0]);
+	memset(&h->r[at], 0, sizeof h->r[at]);
+	memcpy(&h->r[at], r, size);
+	h->n++;
+	return 0;
+}
+
+int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
+		     br_error *err)
+{
+	struct bcr_batch b;
+	if (size < sizeof b) {
+		note_bad(bad, 0);
+		return 0;
+	}
+	memcpy(&b, data, sizeof b);
+	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT)) {
+		note_bad(bad, 0);
+		return 0;
+	}
+	const uint8_t *start = data, *p = start + sizeof b, *end = p + b.len;
+	for (unsigned i = 0; i < b.nrec; i++) {
+		/* records are 8-byte aligned in the ring and in the spool's frames */
+		const struct bcr_event *r = (const void *)p;
+		if ((size_t)(end - p) < sizeof *r || (size_t)(end - p) < bpf_record_size(r->kind) ||
+		    r->cpu >= d->ncpu) {
+			note_bad(bad, (size_t)(p - start));
+			return 0;
+		}
+		size_t rsize = bpf_record_size(r->kind);
+		int rc = 0;
+		if (b.how == BCR_BATCH_DIRECT && d->staging) {
+			rc = hold(d, r, rsize, fn, arg, err);
+		} else {
+			if (d->held[r->cpu].n)
+				rc = release_held(d, r->cpu, r->time, false, fn, arg, err);
+			if (rc == 0)
+				rc = emit_record(d, p, rsize, fn, arg, bad, (size_t)(p - start), err);
+		}
+		if (rc < 0)
+			return rc;
+		p += rsize;
+	}
+	return 0;
+}
+
+int bpf_decode_round(bpf_decoder *d, uint64_t flushed_before, const uint8_t *flushed, bool stopped, bpf_emit_fn fn,
+		     void *arg, br_error *err)
+{
+	for (unsigned c = 0; c < d->ncpu; c++)
+		if (d->held[c].n && (flushed[c] || stopped)) {
+			int rc = release_held(d, c, flushed_before, stopped, fn, arg, err);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+int bpf_decode_finish(bpf_decoder *d, bpf_emit_fn fn, void *arg, br_error *err)
+{
+	for (unsigned c = 0; c < d->ncpu; c++) {
+		int rc = release_held(d, c, 0, true, fn, arg, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* bpf_decode.h — the bpf backend's compact records (bpf/capture_record.h)
+ * expanded into br_events, with each CPU's stream kept in time order.
+ *
+ * Pure C, no libbpf: the live path (backend_bpf.c, records straight from
+ * the rings) and the raw spool's conversion after tracing (raw_convert.c,
+ * the same ring records read back from the file) run the same code, so
+ * both give the same events in the same order.
+ *
+ * A ring record is a batch of one CPU's events. A DIRECT batch (a program
+ * that interrupted another's append to the CPU's stage) reaches the ring
+ * before the staged events older than it: it is held back, in time order,
+ * until the CPU's first later event, or until a read round whose flush of
+ * that CPU's stage took everything (bpf_decode_round). */
+#ifndef BLKREEL_CAPTURE_BPF_DECODE_H
+#define BLKREEL_CAPTURE_BPF_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blkreel/error.h"
+#include "blkreel/event.h"
+
+/* Where decoded events go; a negative return stops the decoding. */
+typedef int (*bpf_emit_fn)(void *arg, const br_event *ev, br_error *err);
+
+typedef struct bpf_decoder bpf_decoder;
+
+/* devs: the report dev_t of each configured device (record dev indexes
+ * it); staging: the programs stage records (direct batches are held). */
+bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs, bool staging);
+void bpf_decoder_free(bpf_decoder *d);
+
+/* Records the decoder could not use: an unknown kind or device is skipped,
+ * damaged framing ends the batch (as the live path always did: such a
+ * record from the kernel is counted, not fatal; a spool reader makes it
+ * an error at first_at, the byte offset within the batch). */
+typedef struct bpf_bad {
+	unsigned n;
+	size_t first_at;
+} bpf_bad;
+
+/* Walk one ring record's events into fn (NULL: check only). Returns 0 or
+ * fn's negative br_code; bad (may be NULL) counts what was not used. */
+int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
+		     br_error *err);
+
+/* The end of a read round: flushed[cpu] says the round's flush of that
+ * CPU's stage took everything, flushed_before the time just before the
+ * flushes; stopped: the programs were detached (everything held goes). */
+int bpf_decode_round(bpf_decoder *d, uint64_t flushed_before, const uint8_t *flushed, bool stopped, bpf_emit_fn fn,
+		     void *arg, br_error *err);
+
+/* Everything still held, in order (end of a spool cut short). */
+int bpf_decode_finish(bpf_decoder *d, bpf_emit_fn fn, void *arg, br_error *err);
+
+/* Size of a record of this kind (32, or 48 with a payload). */
+size_t bpf_record_size(unsigned kind);
+
+#endif

@@ -133,11 +133,9 @@ static int write_batch(cap_spool *s, br_error *err)
 	return 0;
 }
 
-int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err)
+/* Write the batch out first if need bytes would not fit; a batch's age counts from its first byte. */
+static int batch_make_room(cap_spool *s, size_t need, br_error *err)
 {
-	if (ev->pdu_len > BR_PDU_MAX || (ev->pdu_len && !ev->pdu))
-		return br_error_set(err, BR_EINVAL, 0, s->path, -1, "bad pdu (length %u)", ev->pdu_len);
-	size_t need = BR_RECORD_SIZE + ev->pdu_len;
 	if (s->len + need > CAP_SPOOL_BATCH) {
 		int rc = write_batch(s, err);
 		if (rc)
@@ -145,6 +143,17 @@ int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err)
 	}
 	if (s->len == 0)
 		s->batch_since = spool_now_ns();
+	return 0;
+}
+
+int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err)
+{
+	if (ev->pdu_len > BR_PDU_MAX || (ev->pdu_len && !ev->pdu))
+		return br_error_set(err, BR_EINVAL, 0, s->path, -1, "bad pdu (length %u)", ev->pdu_len);
+	size_t need = BR_RECORD_SIZE + ev->pdu_len;
+	int rc = batch_make_room(s, need, err);
+	if (rc)
+		return rc;
 	br_record_encode(ev, s->buf + s->len);
 	if (ev->pdu_len)
 		memcpy(s->buf + s->len + BR_RECORD_SIZE, ev->pdu, ev->pdu_len);
@@ -159,13 +168,9 @@ int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *bo
 	size_t need = hlen + blen + pad;
 	if (need > CAP_SPOOL_BATCH)
 		return br_error_set(err, BR_EINVAL, 0, s->path, -1, "spool frame of %zu bytes", need);
-	if (s->len + need > CAP_SPOOL_BATCH) {
-		int rc = write_batch(s, err);
-		if (rc)
-			return rc;
-	}
-	if (s->len == 0)
-		s->batch_since = spool_now_ns();
+	int rc = batch_make_room(s, need, err);
+	if (rc)
+		return rc;
 	if (hlen)
 		memcpy(s->buf + s->len, head, hlen);
 	if (blen)

@@ -63,6 +63,7 @@ struct br_reader {
 	held_event *held;
 	size_t nheld, held_pos;
 	br_comm_table *comms;
+	bool any_comm;        /* a name was learned: until then every comm is NULL */
 	/* the name looked up last: consecutive events are mostly one pid's */
 	uint32_t cached_pid;
 	const char *cached_comm;
@@ -75,6 +76,18 @@ struct br_reader {
 };
 
 static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed);
+
+/* A notify record read ahead into a batch: learn its name (blkparse's
+ * order, see the top of this file). */
+static void learn_from(br_reader *r, const br_event *ev)
+{
+	bool changed = false;
+	learn_comm(r->comms, ev, &changed);
+	if (changed) {
+		r->cache_valid = false;
+		r->any_comm = true;
+	}
+}
 
 /* Keep one record of the batch (its pdu copied). */
 static int batch_push(stream *s, const br_event *ev)
@@ -130,14 +143,10 @@ static int batch_fill(br_reader *r, stream *s, br_error *err)
 			const br_event *ev = &evs[i];
 			if (batch_push(s, ev))
 				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
-			if (br_event_is_notify(ev)) {
-				bool changed = false;
-				learn_comm(r->comms, ev, &changed);
-				if (changed)
-					r->cache_valid = false;
-			} else {
+			if (br_event_is_notify(ev))
+				learn_from(r, ev);
+			else
 				records++;
-			}
 		}
 	}
 	while (!s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
@@ -153,14 +162,10 @@ static int batch_fill(br_reader *r, stream *s, br_error *err)
 		}
 		if (batch_push(s, &ev))
 			return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
-		if (br_event_is_notify(&ev)) {
-			bool changed = false;
-			learn_comm(r->comms, &ev, &changed);
-			if (changed)
-				r->cache_valid = false;
-		} else {
+		if (br_event_is_notify(&ev))
+			learn_from(r, &ev);
+		else
 			records++;
-		}
 	}
 	return 0;
 }
@@ -249,6 +254,8 @@ static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed)
 
 static const char *comm_of(br_reader *r, uint32_t pid)
 {
+	if (!r->any_comm)
+		return NULL;
 	if (!r->cache_valid || r->cached_pid != pid) {
 		r->cached_pid = pid;
 		r->cached_comm = br_comm_table_get(r->comms, pid);
@@ -497,28 +504,37 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 	 * events are the rest of the batch, in order */
 	if (r->emitted != s || r->order != s || !s->has_head)
 		return 0;
+	/* locals: the stores into out would otherwise make the compiler reload
+	 * the stream's fields for every event */
+	const br_event *in = s->batch;
+	const size_t *pdu_at = s->pdu_at;
+	const uint8_t *pdus = s->pdus;
+	size_t pos = s->pos, end = s->nbatch;
+	uint64_t from = r->window_from, to = r->window_to;
 	int k = 0;
 	size_t at = 0;
-	while (k < max && s->pos < s->nbatch) {
-		const br_event *e = &s->batch[s->pos];
+	while (k < max && pos < end) {
+		const br_event *e = &in[pos];
 		bool notify = br_event_is_notify(e);
-		if (!notify && (e->time > r->window_to || e->time < r->window_from))
+		if (!notify && (e->time > to || e->time < from))
 			break; /* br_reader_next ends or skips there */
-		size_t need = (e->pdu_len + 7u) & ~(size_t)7;
-		if (at + need > room)
-			break;
-		br_event *o = &out[k++];
+		br_event *o = &out[k];
 		*o = *e;
 		o->pdu = NULL;
 		if (e->pdu_len) {
-			memcpy(arena + at, s->pdus + s->pdu_at[s->pos], e->pdu_len);
+			size_t need = (e->pdu_len + 7u) & ~(size_t)7;
+			if (at + need > room)
+				break;
+			memcpy(arena + at, pdus + pdu_at[pos], e->pdu_len);
 			o->pdu = arena + at;
 			at += need;
 		}
 		if (!notify)
 			o->comm = comm_of(r, o->pid);
-		s->pos++;
+		k++;
+		pos++;
 	}
+	s->pos = pos;
 	if (k) {
 		/* as if br_reader_next had handed out the last one */
 		s->head = s->batch[s->pos - 1];

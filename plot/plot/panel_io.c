@@ -10,9 +10,13 @@
 #include "render.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_CH IO_MAX_CHANNELS
 #define PROC_CH 8 /* -P: seven processes and "other" */
@@ -113,6 +117,233 @@ int io_channels(const rctx *c, int only_trace, rgb *cols, const char **names, ch
 	return 3;
 }
 
+/* The io panel's pixels are worked out in bands of rows, each on a thread
+ * of its own: every band walks all cells in order but adds only to its own
+ * rows, so each pixel sums the same counts in the same order as one pass
+ * would, and the figure is the same. Then (phase 2, once the largest sum
+ * over all bands is known) each band turns its sums into colours. */
+typedef struct io_band {
+	const rctx *c;
+	int only_trace, only_dev;
+	double lo, hi, t0, t1;
+	int pw, ph, nch, dot;
+	float *buf;
+	const rgb *cols;
+	unsigned char *px;
+	int stride;
+	/* per band */
+	int y_from, y_to;
+	int phase;                /* 1: add counts, 2: colour */
+	float nmax;               /* phase 1's result; phase 2's input */
+} io_band;
+
+/* A row's pixel rows in one band, cached by row (see band_add): 1 MB, or
+ * a small one on the stack when that cannot be had. */
+#define ROW_CACHE 65536
+#define ROW_CACHE_SMALL 256
+typedef struct row_span {
+	uint64_t row;             /* UINT64_MAX: empty */
+	bool skip;
+	int y0, y1;
+} row_span;
+
+static void band_add(io_band *j)
+{
+	row_span small[ROW_CACHE_SMALL];
+	row_span *rows = malloc(ROW_CACHE * sizeof *rows);
+	size_t nrows = rows ? ROW_CACHE : ROW_CACHE_SMALL;
+	if (!rows)
+		rows = small;
+	const rctx *c = j->c;
+	const plot_data *d = c->d;
+	int pw = j->pw, ph = j->ph, nch = j->nch, dot = j->dot, only_trace = j->only_trace;
+	double lo = j->lo, hi = j->hi, t0 = j->t0, t1 = j->t1;
+	float *buf = j->buf;
+	for (size_t t = 0; t < d->n; t++) {
+		if (only_trace >= 0 && (size_t)only_trace != t)
+			continue;
+		const density *dn = &d->tr[t].dens;
+		int kind = d->tr[t].tot->io_kind;
+		uint8_t pmap[256];
+		if (c->o->by_process)
+			process_channels(&d->tr[t], kind, pmap);
+		/* A cell's pixel span depends on its column (the cells are
+		 * sorted by it) and its row (rows recur from column to
+		 * column): each is worked out once, with the same arithmetic,
+		 * and kept. */
+		uint64_t span_col = UINT64_MAX;
+		int cx0 = 0, cx1 = 0;
+		for (size_t k = 0; k < nrows; k++)
+			rows[k].row = UINT64_MAX;
+		for (size_t i = 0; i < dn->cap; i++) {
+			const density_cell *cl = &dn->cells[i];
+			double ta;
+			if (!density_cell_shown(dn, cl, kind, j->only_dev, (double)d->shift, t0, t1, &ta))
+				continue;
+			uint64_t row = density_row(cl->key);
+			row_span *rs = &rows[row & (nrows - 1)];
+			if (rs->row != row) {
+				double ma = density_row_mb(dn, row), mb = density_row_mb(dn, row + 1);
+				int y1 = (int)ceil(ph - (ma - lo) / (hi - lo) * ph);
+				int y0 = (int)floor(ph - (mb - lo) / (hi - lo) * ph);
+				if (y1 < y0 + dot) {
+					int mid = (y0 + y1) / 2;
+					y0 = mid - dot / 2;
+					y1 = y0 + dot;
+				}
+				if (y0 < j->y_from) y0 = j->y_from;
+				if (y1 > j->y_to) y1 = j->y_to;
+				rs->row = row;
+				/* outside the range drawn, or another band's rows */
+				rs->skip = mb <= lo || ma >= hi || y0 >= y1;
+				rs->y0 = y0;
+				rs->y1 = y1;
+			}
+			if (rs->skip)
+				continue;
+			int y0 = rs->y0, y1 = rs->y1;
+			if (density_col(cl->key) != span_col) {
+				span_col = density_col(cl->key);
+				double tb = ta + (double)dn->col_ns;
+				int x0 = (int)floor((ta - t0) / (t1 - t0) * pw);
+				int x1 = (int)ceil((tb - t0) / (t1 - t0) * pw);
+				if (x1 < x0 + dot)
+					x1 = x0 + dot;
+				cx0 = x0 < 0 ? 0 : x0;
+				cx1 = x1 > pw ? pw : x1;
+			}
+			int x0 = cx0, x1 = cx1;
+			float add[MAX_CH] = { 0 };
+			if (c->o->by_process) {
+				add[pmap[density_cell_pid(cl)]] = (float)density_cell_count(cl, kind);
+			} else if (d->n > 1 && only_trace < 0) {
+				int per = nch / (int)d->n;
+				add[per * t] = cl->n[kind][BR_SDIR_READ];
+				add[per * t + 1] = cl->n[kind][BR_SDIR_WRITE];
+				/* without a third channel, data IOs that are neither
+				 * read nor write (none, by io_trace_channels) */
+				add[per * t + (per == 3 ? 2 : 1)] += cl->n[kind][BR_SDIR_OTHER];
+			} else {
+				for (int k = 0; k < 3; k++)
+					add[k] = cl->n[kind][k];
+			}
+			for (int y = y0; y < y1; y++)
+				for (int x = x0; x < x1; x++) {
+					float *p = buf + ((size_t)y * pw + x) * nch;
+					for (int k = 0; k < nch; k++)
+						p[k] += add[k];
+				}
+		}
+	}
+	if (rows != small)
+		free(rows);
+	float nmax = 0;
+	for (size_t i = (size_t)j->y_from * pw; i < (size_t)j->y_to * pw; i++) {
+		float s = 0;
+		for (int k = 0; k < nch; k++)
+			s += buf[i * nch + k];
+		if (s > nmax)
+			nmax = s;
+	}
+	j->nmax = nmax;
+}
+
+static void band_colour(const io_band *j)
+{
+	int pw = j->pw, nch = j->nch;
+	const float *buf = j->buf;
+	const rgb *cols = j->cols;
+	double lmax = log1p(j->nmax);
+	/* counts are whole numbers: the common small sums take their strength
+	 * from a table filled as they turn up, not a log1p per pixel */
+	double lut[LOG_LUT];
+	for (int i = 0; i < LOG_LUT; i++)
+		lut[i] = -1;
+	for (int y = j->y_from; y < j->y_to; y++) {
+		uint32_t *row = (uint32_t *)(j->px + (size_t)y * j->stride);
+		for (int x = 0; x < pw; x++) {
+			const float *p = buf + ((size_t)y * pw + x) * nch;
+			double s = 0;
+			for (int k = 0; k < nch; k++)
+				s += p[k];
+			if (s <= 0)
+				continue; /* bigbuf_surface starts transparent */
+			double cr = 0, cg = 0, cb = 0;
+			for (int k = 0; k < nch; k++) {
+				cr += p[k] * cols[k].r;
+				cg += p[k] * cols[k].g;
+				cb += p[k] * cols[k].b;
+			}
+			double f = 1;
+			if (lmax > 0 && s < LOG_LUT) {
+				double *e = &lut[(int)s];
+				if (*e < 0)
+					*e = log1p(s) / lmax;
+				f = *e;
+			} else if (lmax > 0) {
+				f = log1p(s) / lmax;
+			}
+			double a = 0.6 + 0.4 * f, dk = 1 - 0.35 * f;
+			cr = cr / s * dk * a;
+			cg = cg / s * dk * a;
+			cb = cb / s * dk * a;
+			row[x] = to_byte(a) << 24 | to_byte(cr) << 16 | to_byte(cg) << 8 | to_byte(cb);
+		}
+	}
+}
+
+static void *band_main(void *arg)
+{
+	io_band *j = arg;
+	if (j->phase == 1)
+		band_add(j);
+	else
+		band_colour(j);
+	return NULL;
+}
+
+/* Both phases over up to IO_BANDS bands, one per CPU we may run on (a band
+ * whose thread cannot be started runs on this thread). */
+#define IO_BANDS 4
+static void run_bands(const io_band *job, int ph)
+{
+	/* the CPUs this process may run on (taskset, a cpuset), not all */
+	cpu_set_t set;
+	long ncpu = sched_getaffinity(0, sizeof set, &set) ? sysconf(_SC_NPROCESSORS_ONLN)
+							   : CPU_COUNT(&set);
+	int nb = ncpu < 1 ? 1 : ncpu > IO_BANDS ? IO_BANDS : (int)ncpu;
+	if (nb > ph)
+		nb = ph;
+	io_band b[IO_BANDS];
+	for (int i = 0; i < nb; i++) {
+		b[i] = *job;
+		b[i].y_from = (int)((long)ph * i / nb);
+		b[i].y_to = (int)((long)ph * (i + 1) / nb);
+	}
+	float nmax = 0;
+	for (int phase = 1; phase <= 2; phase++) {
+		pthread_t tid[IO_BANDS];
+		bool started[IO_BANDS] = { false };
+		for (int i = 0; i < nb; i++) {
+			b[i].phase = phase;
+			if (phase == 2)
+				b[i].nmax = nmax;
+		}
+		for (int i = 1; i < nb; i++)
+			started[i] = !pthread_create(&tid[i], NULL, band_main, &b[i]);
+		band_main(&b[0]);
+		for (int i = 1; i < nb; i++) {
+			if (started[i])
+				pthread_join(tid[i], NULL);
+			else
+				band_main(&b[i]);
+		}
+		for (int i = 0; i < nb && phase == 1; i++)
+			if (b[i].nmax > nmax)
+				nmax = b[i].nmax;
+	}
+}
+
 void panel_io(const rctx *c, rect r, int band)
 {
 	const plot_data *d = c->d;
@@ -158,109 +389,14 @@ void panel_io(const rctx *c, rect r, int band)
 	int dot = (int)lround(2 * c->font / 11.0);
 	if (dot < 2)
 		dot = 2;
-	for (size_t t = 0; t < d->n; t++) {
-		if (only_trace >= 0 && (size_t)only_trace != t)
-			continue;
-		const density *dn = &d->tr[t].dens;
-		int kind = d->tr[t].tot->io_kind;
-		uint8_t pmap[256];
-		if (c->o->by_process)
-			process_channels(&d->tr[t], kind, pmap);
-		for (size_t i = 0; i < dn->cap; i++) {
-			const density_cell *cl = &dn->cells[i];
-			double ta;
-			if (!density_cell_shown(dn, cl, kind, only_dev, (double)d->shift, t0, t1, &ta))
-				continue;
-			double tb = ta + (double)dn->col_ns;
-			uint64_t row = density_row(cl->key);
-			double ma = density_row_mb(dn, row), mb = density_row_mb(dn, row + 1);
-			if (mb <= lo || ma >= hi)
-				continue;
-			int x0 = (int)floor((ta - t0) / (t1 - t0) * pw);
-			int x1 = (int)ceil((tb - t0) / (t1 - t0) * pw);
-			int y1 = (int)ceil(ph - (ma - lo) / (hi - lo) * ph);
-			int y0 = (int)floor(ph - (mb - lo) / (hi - lo) * ph);
-			if (x1 < x0 + dot)
-				x1 = x0 + dot;
-			if (y1 < y0 + dot) {
-				int mid = (y0 + y1) / 2;
-				y0 = mid - dot / 2;
-				y1 = y0 + dot;
-			}
-			if (x0 < 0) x0 = 0;
-			if (y0 < 0) y0 = 0;
-			if (x1 > pw) x1 = pw;
-			if (y1 > ph) y1 = ph;
-			float add[MAX_CH] = { 0 };
-			if (c->o->by_process) {
-				add[pmap[density_cell_pid(cl)]] = (float)density_cell_count(cl, kind);
-			} else if (d->n > 1 && only_trace < 0) {
-				int per = nch / (int)d->n;
-				add[per * t] = cl->n[kind][BR_SDIR_READ];
-				add[per * t + 1] = cl->n[kind][BR_SDIR_WRITE];
-				/* without a third channel, data IOs that are neither
-				 * read nor write (none, by io_trace_channels) */
-				add[per * t + (per == 3 ? 2 : 1)] += cl->n[kind][BR_SDIR_OTHER];
-			} else {
-				for (int k = 0; k < 3; k++)
-					add[k] = cl->n[kind][k];
-			}
-			for (int y = y0; y < y1; y++)
-				for (int x = x0; x < x1; x++) {
-					float *p = buf + ((size_t)y * pw + x) * nch;
-					for (int k = 0; k < nch; k++)
-						p[k] += add[k];
-				}
-		}
-	}
-	float nmax = 0;
-	for (size_t i = 0; i < (size_t)pw * ph; i++) {
-		float s = 0;
-		for (int k = 0; k < nch; k++)
-			s += buf[i * nch + k];
-		if (s > nmax)
-			nmax = s;
-	}
 	cairo_surface_flush(img);
-	unsigned char *px = cairo_image_surface_get_data(img);
-	int stride = cairo_image_surface_get_stride(img);
-	double lmax = log1p(nmax);
-	/* counts are whole numbers: the common small sums take their strength
-	 * from a table filled as they turn up, not a log1p per pixel */
-	double lut[LOG_LUT];
-	for (int i = 0; i < LOG_LUT; i++)
-		lut[i] = -1;
-	for (int y = 0; y < ph; y++) {
-		uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
-		for (int x = 0; x < pw; x++) {
-			const float *p = buf + ((size_t)y * pw + x) * nch;
-			double s = 0;
-			for (int k = 0; k < nch; k++)
-				s += p[k];
-			if (s <= 0)
-				continue; /* bigbuf_surface starts transparent */
-			double cr = 0, cg = 0, cb = 0;
-			for (int k = 0; k < nch; k++) {
-				cr += p[k] * cols[k].r;
-				cg += p[k] * cols[k].g;
-				cb += p[k] * cols[k].b;
-			}
-			double f = 1;
-			if (lmax > 0 && s < LOG_LUT) {
-				double *e = &lut[(int)s];
-				if (*e < 0)
-					*e = log1p(s) / lmax;
-				f = *e;
-			} else if (lmax > 0) {
-				f = log1p(s) / lmax;
-			}
-			double a = 0.6 + 0.4 * f, dk = 1 - 0.35 * f;
-			cr = cr / s * dk * a;
-			cg = cg / s * dk * a;
-			cb = cb / s * dk * a;
-			row[x] = to_byte(a) << 24 | to_byte(cr) << 16 | to_byte(cg) << 8 | to_byte(cb);
-		}
-	}
+	io_band job = {
+		.c = c, .only_trace = only_trace, .only_dev = only_dev, .lo = lo, .hi = hi,
+		.t0 = t0, .t1 = t1, .pw = pw, .ph = ph, .nch = nch, .dot = dot, .buf = buf,
+		.cols = cols, .px = cairo_image_surface_get_data(img),
+		.stride = cairo_image_surface_get_stride(img),
+	};
+	run_bands(&job, ph);
 	cairo_surface_mark_dirty(img);
 	cairo_t *cr = c->cr;
 	cairo_save(cr);

@@ -4,7 +4,7 @@
 #   traces: the bundled real captures (samples/ext4-loop, samples/*-fio-rand-4t and
 #   ext4-dbench-8c), a real NVMe sample (../shared/realtraces, when present) and a
 #   synthetic trace of BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
-#   Then: a WARM_EVENTS-event synthetic trace (default 5 M), 3 alternating rounds of
+#   Then: a WARM_EVENTS-event synthetic trace (default 5 M), WARM_ROUNDS (default 3) alternating rounds of
 #   blkreel-plot (compressed file and per-CPU set) against iowatcher cold (running blkparse
 #   first) and warm (reusing the dump its cold run left); and the PNG encoder alone on the
 #   default figure (tests/bench/png_encode.c: ours against zlib Z_RLE strips and libdeflate).
@@ -72,6 +72,7 @@ measure() {
 	fi
 }
 : >notes.txt
+echo "started $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 hdr="wall s / cpu s / MB"
 echo "speedups compare the peers with blkreel-plot on the same per-CPU set (column 2)"
@@ -135,9 +136,10 @@ if [[ ! -f synth5.blktrace.0 ]]; then
 	./gen_trace synth5 "$WARM" 30
 fi
 echo
-echo "$WARM synthetic events, 3 rounds alternating (wall s / cpu s / MB per round):"
+WARM_ROUNDS=${WARM_ROUNDS:-3}
+echo "$WARM synthetic events, $WARM_ROUNDS rounds alternating (wall s / cpu s / MB per round), from $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg):"
 declare -a r_gz r_set r_cold r_warm
-for round in 1 2 3; do
+for ((round = 1; round <= WARM_ROUNDS; round++)); do
 	r_gz+=("$(measure "$PLOT" -q -t synth5.blktrace.gz -o synth5-blkreel.png)")
 	r_set+=("$(measure "$PLOT" -q -t synth5 -o synth5-blkreel-set.png)")
 	if [[ -n $IOW ]]; then
@@ -153,13 +155,18 @@ if [[ -n $IOW ]]; then
 	printf '  %-34s %s\n' "iowatcher SVG, cold (blkparse)" "$(printf '%s | ' "${r_cold[@]}")"
 	printf '  %-34s %s\n' "iowatcher SVG, warm (its dump)" "$(printf '%s | ' "${r_warm[@]}")"
 	# per round: iowatcher warm / ours, paired
-	python3 - "$(walls "${r_warm[@]}")" "$(walls "${r_gz[@]}")" "$(walls "${r_set[@]}")" "$(walls "${r_cold[@]}")" <<'PY'
+	cpus() { local x y; for x in "$@"; do y=${x#* }; printf '%s ' "${y%% *}"; done; }
+	python3 - "$(walls "${r_warm[@]}")" "$(walls "${r_gz[@]}")" "$(walls "${r_set[@]}")" "$(walls "${r_cold[@]}")" \
+		"$(cpus "${r_warm[@]}")" "$(cpus "${r_gz[@]}")" "$(cpus "${r_set[@]}")" "$(cpus "${r_cold[@]}")" <<'PY'
 import sys
-w, gz, st, cold = ([float(x) for x in a.split()] for a in sys.argv[1:5])
-rng = lambda v: "%.1f-%.1fx" % (min(v), max(v))
+w, gz, st, cold, cw, cgz, cst, ccold = ([float(x) for x in a.split()] for a in sys.argv[1:9])
+def rng(num, den):  # per round num / den; rounds under GNU time's 10 ms step say "-"
+    v = [a / b for a, b in zip(num, den) if a > 0 and b > 0]
+    return "%.1f-%.1fx" % (min(v), max(v)) if v else "-"
 print("  iowatcher warm / blkreel-plot, paired rounds: compressed file %s, per-CPU set %s (goal >= 2x)"
-      % (rng([a / b for a, b in zip(w, gz)]), rng([a / b for a, b in zip(w, st)])))
-print("  iowatcher cold / blkreel-plot compressed file: %s" % rng([a / b for a, b in zip(cold, gz)]))
+      % (rng(w, gz), rng(w, st)))
+print("  the same in CPU time: compressed file %s, per-CPU set %s" % (rng(cw, cgz), rng(cw, cst)))
+print("  iowatcher cold / blkreel-plot compressed file: %s wall, %s CPU" % (rng(cold, gz), rng(ccold, cgz)))
 PY
 fi
 
@@ -167,7 +174,7 @@ fi
 if [[ -n ${BASELINE_PLOT:-} ]]; then
 	[[ -x $BASELINE_PLOT ]] || { echo "plot.sh: BASELINE_PLOT=$BASELINE_PLOT is not executable" >&2; exit 1; }
 	echo
-	echo "against BASELINE_PLOT=$BASELINE_PLOT, ${BASELINE_ROUNDS:-4} rounds alternating (wall s / cpu s / MB per round):"
+	echo "against BASELINE_PLOT=$BASELINE_PLOT, ${BASELINE_ROUNDS:-4} rounds alternating (wall s / cpu s / MB per round), from $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg):"
 	for input in synth.blktrace.gz synth5.blktrace.gz synth5; do
 		before=() after=()
 		for ((round = 1; round <= ${BASELINE_ROUNDS:-4}; round++)); do
@@ -188,4 +195,5 @@ echo "PNG encoding of the default figure (ext4-loop, per-CPU set), 3 runs of 30 
 for run in 1 2 3; do ./png_encode ext4-loop-blkreel-set.png 30 | tail -n +2; done
 
 cat notes.txt
+echo "ended $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "outputs in $DIR"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "blkreel/event_pipe.h"
 #include "blkreel/reader.h"
 #include "testutil.h"
 #include "tracegen.h"
@@ -193,6 +194,60 @@ Test(reader, process_names_and_start_time)
 	cr_expect_eq(br_reader_next(r, &ev, &err), 0);
 	br_reader_close(r);
 	tg_free(&b);
+}
+
+/* A trace whose only name turns up late: every event before the batch
+ * that brings it (blkparse's 512 records) has no name, every event from
+ * that batch on has it, also through the event pipe's bulk path. */
+static void expect_late_name(const br_event *ev, uint64_t k)
+{
+	if (k < 1536) {
+		cr_assert_null(ev->comm, "event %llu is before the name's batch",
+			       (unsigned long long)k);
+	} else {
+		cr_assert(ev->comm, "event %llu", (unsigned long long)k);
+		cr_assert_str_eq(ev->comm, "late");
+	}
+}
+
+Test(reader, a_name_that_turns_up_late_names_its_batch_on)
+{
+	tg_buf b = { 0 };
+	for (uint64_t i = 0; i < 3000; i++) {
+		if (i == 2000) {
+			br_event n = tg_process(1000 + i * 10, 0, 9, "late");
+			tg_append(&b, &n, false);
+		}
+		br_event io = tg_io(1000 + i * 10, DEV, 0, TG_Q_W, i * 8, 4096, 9);
+		tg_append(&b, &io, false);
+	}
+	cr_assert_eq(tg_write(&b, tu_path("late.bin")), 0);
+	tg_free(&b);
+	const char *p[] = { tu_path("late.bin") };
+	br_reader *r;
+	br_error err;
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+	br_event ev;
+	uint64_t k = 0;
+	while (br_reader_next(r, &ev, &err) == 1)
+		if (!br_event_is_notify(&ev))
+			expect_late_name(&ev, k++);
+	cr_expect_eq(k, 3000);
+	br_reader_close(r);
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+	br_event_pipe *pipe;
+	cr_assert_eq(br_event_pipe_start(&pipe, r, &err), 0);
+	const br_event *evs;
+	int n;
+	k = 0;
+	while ((n = br_event_pipe_next(pipe, &evs, &err)) > 0)
+		for (int i = 0; i < n; i++)
+			if (!br_event_is_notify(&evs[i]))
+				expect_late_name(&evs[i], k++);
+	cr_expect_eq(n, 0);
+	cr_expect_eq(k, 3000);
+	br_event_pipe_stop(pipe);
+	br_reader_close(r);
 }
 
 Test(reader, slightly_unordered_stream_is_sorted)

@@ -723,3 +723,78 @@ Test(stats_real, partial_per_cpu_set_leaves_lost_ios_out)
 	unlink(part);
 	rmdir(dir);
 }
+
+/* The sweep runs only once something can be due (stats_flight_sweep_due):
+ * an issue that enters an empty in-flight log after a sweep emptied it
+ * must still be lost at the first event past the limit. IO 1 (D2C 990 us,
+ * so the limit stays 1 s) is swept at 1.2 s; IO 2 issued then has no
+ * completion by 2.3 s, where an event comes: lost, and its completion at
+ * 2.4 s is late, never in flight. In flight: IO 1 (990 us) and IO 3
+ * (100 ms) over 2.6 s. */
+Test(stats, an_issue_after_an_emptying_sweep_is_lost_at_the_limit)
+{
+	ev(0, __BLK_TA_QUEUE, R, 0, 4096);
+	ev(10 * US, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(1 * MS, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(1200 * MS, __BLK_TA_QUEUE, R, 1000, 4096);
+	ev(1200 * MS, __BLK_TA_ISSUE, R, 1000, 4096);
+	ev(2300 * MS, __BLK_TA_QUEUE, R, 5000, 4096);
+	ev(2400 * MS, __BLK_TA_COMPLETE, R, 1000, 4096);
+	ev(2500 * MS, __BLK_TA_ISSUE, R, 5000, 4096);
+	ev(2600 * MS, __BLK_TA_COMPLETE, R, 5000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->lost_ios, 1);
+	cr_expect_eq(t->late_completions, 1);
+	cr_expect_eq(t->inflight_max, 1);
+	cr_expect_float_eq(t->inflight_avg, (990.0 * US + 100.0 * MS) / (2600.0 * MS), 1e-12);
+}
+
+/* The limit is taken when the sweep runs: a D2C of 0.5 s raises it to 2 s
+ * after the first due time was worked out with 1 s, so IO 2, open 1.8 s,
+ * is not lost; both IOs overlap from 0.1 to 0.5 s. */
+Test(stats, a_limit_raised_after_the_due_time_keeps_an_io)
+{
+	ev(0, __BLK_TA_ISSUE, R, 0, 4096);
+	ev(100 * MS, __BLK_TA_ISSUE, R, 1000, 4096);
+	ev(500 * MS, __BLK_TA_COMPLETE, R, 0, 4096);
+	ev(1200 * MS, __BLK_TA_QUEUE, R, 5000, 4096);
+	ev(1900 * MS, __BLK_TA_COMPLETE, R, 1000, 4096);
+	ev(2050 * MS, __BLK_TA_ISSUE, R, 5000, 4096);
+	ev(2200 * MS, __BLK_TA_COMPLETE, R, 5000, 4096);
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->lost_ios, 0);
+	cr_expect_eq(t->inflight_max, 2);
+	cr_expect_float_eq(t->inflight_avg, (500.0 + 1800.0 + 150.0) / 2200.0, 1e-12);
+}
+
+/* The in-flight sweep runs behind the events and remembers its own bucket
+ * (stats_bucket_at's STATS_HIT_SWEEP): across every coarsening each IO's
+ * time in flight must still land in its own bucket, also when the sweep
+ * comes back to the bucket it found before the widths changed (its lag,
+ * the lost limit of 4 x 300 ms, is no multiple of the old width). One IO
+ * every 250 ms, 300 ms in flight, for 4200 s (the buckets end at 10 s
+ * from 4096 s on): 1.2 in flight on average in every bucket, at most 2. */
+Test(stats, in_flight_per_bucket_survives_coarsening)
+{
+	uint64_t n = 4 * 4200;
+	for (uint64_t i = 0; i <= n; i++) { /* in time order: IO i-1 ends 50 ms after IO i starts */
+		if (i < n)
+			ev(i * 250 * MS, __BLK_TA_ISSUE, R, i * 8, 4096);
+		if (i > 0)
+			ev((i - 1) * 250 * MS + 300 * MS, __BLK_TA_COMPLETE, R, (i - 1) * 8, 4096);
+	}
+	const br_stats_totals *t = finish();
+	cr_assert_eq(br_stats_base_width(S), 10 * SEC);
+	cr_expect_eq(t->lost_ios, 0);
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, 10 * SEC, 0, 0, &s, &E), 0);
+	cr_assert_geq(s.n, 419);
+	/* (the first bucket has no IO running into it) */
+	cr_expect_float_eq(s.b[0].inflight_avg, 1.195, 1e-9);
+	for (size_t i = 1; i + 1 < s.n; i++) {
+		cr_expect_float_eq(s.b[i].inflight_avg, 1.2, 1e-9, "bucket %zu: %.6f", i,
+				   s.b[i].inflight_avg);
+		cr_expect_eq(s.b[i].inflight_max, 2, "bucket %zu", i);
+	}
+	br_stats_series_free(&s);
+}

@@ -1077,3 +1077,51 @@ Test(plot, fonts_fall_back_to_fontconfig)
 	cr_expect_gt(w, 0);
 	release_fonts(&f);
 }
+
+/* The io panel is worked out in bands of rows, one per CPU we may run on
+ * (panel_io.c): pinned to one CPU (one band) and free (one band per CPU)
+ * the figures must have the same pixels, for reads and writes, processes
+ * (-P) and a comparison of two traces. */
+Test(plot, io_panel_bands_give_the_same_pixels)
+{
+	char *out = NULL;
+	tu_runf(&out, NULL, NULL, "nproc");
+	int ncpu = out ? atoi(out) : 0;
+	free(out);
+	if (ncpu < 2)
+		cr_skip_test("one CPU: the io panel is one band anyway");
+	/* tu_sample's answer is overwritten by its next call */
+	char a[1200], b[1200], c[1200];
+	snprintf(a, sizeof a, "%s", tu_sample("ext4-fio-rand-4t.blktrace.gz"));
+	snprintf(b, sizeof b, "%s", tu_sample("ext4-dbench-8c.blktrace.gz"));
+	snprintf(c, sizeof c, "%s", tu_sample("xfs-dbench-8c.blktrace.gz"));
+	const char *figs[][3] = { /* trace, options, second trace */
+		{ a, "", "" },
+		{ b, "-P", "" },
+		{ a, "-t ", c },
+	};
+	for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++) {
+		const char *path = figs[f][0], *extra = figs[f][1], *second = figs[f][2];
+		char *err = NULL;
+		int rc = tu_runf(NULL, NULL, &err, "cd '%s' && taskset -c 0 '%s' -q -t '%s' %s%s -o one.png",
+				 tu_dir, tu_bin("blkreel-plot"), path, extra, second);
+		cr_assert_eq(rc, 0, "pinned: %s", err);
+		free(err);
+		err = NULL;
+		rc = tu_runf(NULL, NULL, &err, "cd '%s' && '%s' -q -t '%s' %s%s -o all.png", tu_dir,
+			     tu_bin("blkreel-plot"), path, extra, second);
+		cr_assert_eq(rc, 0, "%s", err);
+		free(err);
+		image x = read_png("one.png"), y = read_png("all.png");
+		cr_assert_eq(x.img.width, y.img.width);
+		cr_assert_eq(x.img.height, y.img.height);
+		size_t diff = 0, size = PNG_IMAGE_SIZE(x.img);
+		for (size_t i = 0; i < size; i++)
+			diff += x.px[i] != y.px[i];
+		cr_expect_eq(diff, 0, "figure %zu: %zu bytes of pixels differ", f, diff);
+		free(x.px);
+		free(y.px);
+		png_image_free(&x.img);
+		png_image_free(&y.img);
+	}
+}

@@ -43,29 +43,29 @@ static void check_records(tgz_rslot *s)
 			verdict(s, BR_EFORMAT, "record %llu has no blk_io_trace magic%.0llu", n, 0);
 			return;
 		}
-		br_event *e = &s->events[n], ev;
-		br_record_decode(raw, kind == 1, &ev);
+		/* decoded in place: the consumer hands these out without a copy */
+		br_event *e = &s->events[n];
+		br_record_decode(raw, kind == 1, e);
 		if (n == 0)
 			s->swapped = kind == 1;
-		if (ev.pdu_len > BR_PDU_MAX) {
+		if (e->pdu_len > BR_PDU_MAX) {
 			verdict(s, BR_EFORMAT, "record %llu has pdu_len %llu, too large", n,
-				ev.pdu_len);
+				e->pdu_len);
 			return;
 		}
-		if (s->out_len - pos - BR_RECORD_SIZE < ev.pdu_len) {
+		if (s->out_len - pos - BR_RECORD_SIZE < e->pdu_len) {
 			verdict(s, BR_EFORMAT, "record %llu straddles the end of the member "
-				"(pdu_len %llu)", n, ev.pdu_len);
+				"(pdu_len %llu)", n, e->pdu_len);
 			return;
 		}
-		if (n == 0 && ev.time != m->first_time) {
+		if (n == 0 && e->time != m->first_time) {
 			verdict(s, BR_EFORMAT, "first record time %llu differs from the header's %llu",
-				ev.time, m->first_time);
+				e->time, m->first_time);
 			return;
 		}
-		last = ev.time;
-		ev.pdu = ev.pdu_len ? raw + BR_RECORD_SIZE : NULL;
-		*e = ev;
-		pos += BR_RECORD_SIZE + ev.pdu_len;
+		last = e->time;
+		e->pdu = e->pdu_len ? raw + BR_RECORD_SIZE : NULL;
+		pos += BR_RECORD_SIZE + e->pdu_len;
 		n++;
 	}
 	s->nevents = n;

@@ -31,12 +31,17 @@ typedef struct stream {
 	br_event head;       /* valid when has_head */
 	bool has_head;
 	struct stream *next; /* merge order */
-	/* the batch read ahead: events, their pdus in one arena */
+	/* the batch read ahead: events [0, nbatch) copied here, their pdus in
+	 * one arena; then [nbatch, nbatch + nview) in place in the source's
+	 * last run (next_batch: valid until the source's next call, which
+	 * only the next batch_fill makes), so most events are never copied */
 	br_event *batch;
 	size_t *pdu_at;
 	size_t nbatch, pos, cap;
 	uint8_t *pdus;
 	size_t pdus_len, pdus_cap;
+	const br_event *view;
+	size_t nview;
 	int pending_rc;      /* the source failed after the batch: say so once it is used up */
 	br_error pending_err;
 	bool src_end;
@@ -63,6 +68,7 @@ struct br_reader {
 	held_event *held;
 	size_t nheld, held_pos;
 	br_comm_table *comms;
+	bool any_comm;        /* a name was learned: until then every comm is NULL */
 	/* the name looked up last: consecutive events are mostly one pid's */
 	uint32_t cached_pid;
 	const char *cached_comm;
@@ -75,6 +81,18 @@ struct br_reader {
 };
 
 static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed);
+
+/* A notify record read ahead into a batch: learn its name (blkparse's
+ * order, see the top of this file). */
+static void learn_from(br_reader *r, const br_event *ev)
+{
+	bool changed = false;
+	learn_comm(r->comms, ev, &changed);
+	if (changed) {
+		r->cache_valid = false;
+		r->any_comm = true;
+	}
+}
 
 /* Keep one record of the batch (its pdu copied). */
 static int batch_push(stream *s, const br_event *ev)
@@ -109,14 +127,42 @@ static int batch_push(stream *s, const br_event *ev)
 	return 0;
 }
 
+/* Event pos of the batch read ahead, and its pdu. */
+static inline const br_event *batch_event(const stream *s, size_t pos, const uint8_t **pdu)
+{
+	if (pos < s->nbatch) {
+		const br_event *e = &s->batch[pos];
+		*pdu = e->pdu_len ? s->pdus + s->pdu_at[pos] : NULL;
+		return e;
+	}
+	const br_event *e = &s->view[pos - s->nbatch];
+	*pdu = e->pdu_len ? e->pdu : NULL;
+	return e;
+}
+
+/* The run kept in place is about to go stale (the source is read again):
+ * copy it behind the others. */
+static int materialize(stream *s)
+{
+	for (size_t i = 0; i < s->nview; i++)
+		if (batch_push(s, &s->view[i]))
+			return BR_ENOMEM;
+	s->nview = 0;
+	return 0;
+}
+
 /* Read the stream's next batch, learning the names in it. A read error
  * after some records is kept until they are used up. */
 static int batch_fill(br_reader *r, stream *s, br_error *err)
 {
 	s->nbatch = s->pos = s->pdus_len = 0;
+	s->nview = 0;
 	unsigned records = 0;
 	while (s->src->ops->next_batch && !s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
 		const br_event *evs;
+		/* a batch spanning runs (members) copies all but its last */
+		if (materialize(s))
+			return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
 		int n = s->src->ops->next_batch(s->src, &evs, BATCH_RECORDS - records, &s->pending_err);
 		if (n < 0) {
 			s->pending_rc = n;
@@ -128,18 +174,16 @@ static int batch_fill(br_reader *r, stream *s, br_error *err)
 		}
 		for (int i = 0; i < n; i++) {
 			const br_event *ev = &evs[i];
-			if (batch_push(s, ev))
-				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
-			if (br_event_is_notify(ev)) {
-				bool changed = false;
-				learn_comm(r->comms, ev, &changed);
-				if (changed)
-					r->cache_valid = false;
-			} else {
+			if (br_event_is_notify(ev))
+				learn_from(r, ev);
+			else
 				records++;
-			}
 		}
+		s->view = evs;
+		s->nview = (size_t)n;
 	}
+	if (!s->src_end && !s->pending_rc && records < BATCH_RECORDS && materialize(s))
+		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
 	while (!s->src_end && !s->pending_rc && records < BATCH_RECORDS) {
 		br_event ev;
 		int rc = s->src->ops->next(s->src, &ev, &s->pending_err);
@@ -153,26 +197,22 @@ static int batch_fill(br_reader *r, stream *s, br_error *err)
 		}
 		if (batch_push(s, &ev))
 			return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
-		if (br_event_is_notify(&ev)) {
-			bool changed = false;
-			learn_comm(r->comms, &ev, &changed);
-			if (changed)
-				r->cache_valid = false;
-		} else {
+		if (br_event_is_notify(&ev))
+			learn_from(r, &ev);
+		else
 			records++;
-		}
 	}
 	return 0;
 }
 
 static int stream_advance(br_reader *r, stream *s, br_error *err)
 {
-	if (s->pos == s->nbatch) {
+	if (s->pos == s->nbatch + s->nview) {
 		int rc = batch_fill(r, s, err);
 		if (rc)
 			return rc;
 	}
-	if (s->pos == s->nbatch) {
+	if (s->pos == s->nbatch + s->nview) {
 		s->has_head = false;
 		if (s->pending_rc) {
 			int rc = s->pending_rc;
@@ -184,8 +224,9 @@ static int stream_advance(br_reader *r, stream *s, br_error *err)
 		}
 		return 0;
 	}
-	s->head = s->batch[s->pos];
-	s->head.pdu = s->head.pdu_len ? s->pdus + s->pdu_at[s->pos] : NULL;
+	const uint8_t *pdu;
+	s->head = *batch_event(s, s->pos, &pdu);
+	s->head.pdu = pdu;
 	s->pos++;
 	s->has_head = true;
 	return 0;
@@ -195,6 +236,7 @@ static int stream_advance(br_reader *r, stream *s, br_error *err)
 static void stream_drop_batch(stream *s)
 {
 	s->nbatch = s->pos = s->pdus_len = 0;
+	s->nview = 0;
 	s->src_end = false;
 	s->pending_rc = 0;
 }
@@ -249,6 +291,8 @@ static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed)
 
 static const char *comm_of(br_reader *r, uint32_t pid)
 {
+	if (!r->any_comm)
+		return NULL;
 	if (!r->cache_valid || r->cached_pid != pid) {
 		r->cached_pid = pid;
 		r->cached_comm = br_comm_table_get(r->comms, pid);
@@ -499,30 +543,52 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 		return 0;
 	int k = 0;
 	size_t at = 0;
-	while (k < max && s->pos < s->nbatch) {
-		const br_event *e = &s->batch[s->pos];
-		bool notify = br_event_is_notify(e);
-		if (!notify && (e->time > r->window_to || e->time < r->window_from))
-			break; /* br_reader_next ends or skips there */
-		size_t need = (e->pdu_len + 7u) & ~(size_t)7;
-		if (at + need > room)
-			break;
-		br_event *o = &out[k++];
-		*o = *e;
-		o->pdu = NULL;
-		if (e->pdu_len) {
-			memcpy(arena + at, s->pdus + s->pdu_at[s->pos], e->pdu_len);
-			o->pdu = arena + at;
-			at += need;
+	/* the copied part of the batch, then the part in place: the same loop
+	 * over each, on locals (the stores into out would otherwise make the
+	 * compiler reload the stream's fields for every event) */
+	uint64_t from = r->window_from, to = r->window_to;
+	size_t pos = s->pos;
+	for (int part = 0; part < 2; part++) {
+		size_t base = part ? s->nbatch : 0;
+		size_t end = part ? s->nbatch + s->nview : s->nbatch;
+		const br_event *in = part ? s->view : s->batch;
+		const size_t *pdu_at = s->pdu_at;
+		const uint8_t *pdus = s->pdus;
+		bool stop = false;
+		while (k < max && pos < end) {
+			const br_event *e = &in[pos - base];
+			bool notify = br_event_is_notify(e);
+			if (!notify && (e->time > to || e->time < from)) {
+				stop = true; /* br_reader_next ends or skips there */
+				break;
+			}
+			br_event *o = &out[k];
+			*o = *e;
+			o->pdu = NULL;
+			if (e->pdu_len) {
+				size_t need = (e->pdu_len + 7u) & ~(size_t)7;
+				if (at + need > room) {
+					stop = true;
+					break;
+				}
+				memcpy(arena + at, part ? e->pdu : pdus + pdu_at[pos], e->pdu_len);
+				o->pdu = arena + at;
+				at += need;
+			}
+			if (!notify)
+				o->comm = comm_of(r, o->pid);
+			k++;
+			pos++;
 		}
-		if (!notify)
-			o->comm = comm_of(r, o->pid);
-		s->pos++;
+		if (stop || k == max)
+			break;
 	}
+	s->pos = pos;
 	if (k) {
 		/* as if br_reader_next had handed out the last one */
-		s->head = s->batch[s->pos - 1];
-		s->head.pdu = s->head.pdu_len ? s->pdus + s->pdu_at[s->pos - 1] : NULL;
+		const uint8_t *pdu;
+		s->head = *batch_event(s, s->pos - 1, &pdu);
+		s->head.pdu = pdu;
 	}
 	*used = at;
 	return k;

@@ -43,13 +43,12 @@ static void coarsen(br_stats *s)
 		memset(&s->b[i], 0, sizeof(sbucket));
 	s->nb = n;
 	s->width *= 10;
-	s->hit_hi = 0;
+	s->hit[STATS_HIT_NOW].hi = 0;
+	s->hit[STATS_HIT_SWEEP].hi = 0;
 }
 
-size_t stats_bucket_at(br_stats *s, uint64_t t)
+size_t stats_bucket_find(br_stats *s, int side, uint64_t t)
 {
-	if (t >= s->hit_lo && t < s->hit_hi)
-		return s->hit_k;
 	uint64_t rel = t > s->t.origin_ns ? t - s->t.origin_ns : 0;
 	uint64_t idx = rel / s->width;
 	while (idx >= BR_STATS_MAX_BUCKETS) {
@@ -59,9 +58,10 @@ size_t stats_bucket_at(br_stats *s, uint64_t t)
 	if (idx >= s->nb) /* the in-flight sweep fills the max of buckets it passes */
 		s->nb = idx + 1;
 	if (t >= s->t.origin_ns) {
-		s->hit_lo = s->t.origin_ns + idx * s->width;
-		s->hit_hi = s->hit_lo + s->width;
-		s->hit_k = (size_t)idx;
+		stats_bucket_hit *h = &s->hit[side];
+		h->lo = s->t.origin_ns + idx * s->width;
+		h->hi = h->lo + s->width;
+		h->k = (size_t)idx;
 	}
 	return (size_t)idx;
 }
@@ -76,13 +76,14 @@ void stats_inflight_advance(br_stats *s, uint64_t t)
 		t - last;
 	if (s->cur_inflight) {
 		s->area_total += (double)s->cur_inflight * (double)(t - last);
-		stats_bucket_at(s, t); /* coarsen first so indices below are final */
+		stats_bucket_at(s, STATS_HIT_SWEEP, t); /* coarsen first so indices below are final */
+		const stats_bucket_hit *h = &s->hit[STATS_HIT_SWEEP];
 		while (last < t) {
 			size_t k;
 			uint64_t bend;
-			if (last >= s->hit_lo && last < s->hit_hi) {
-				k = s->hit_k;
-				bend = s->hit_hi;
+			if (last >= h->lo && last < h->hi) {
+				k = h->k;
+				bend = h->hi;
 			} else {
 				k = (last - s->t.origin_ns) / s->width;
 				bend = s->t.origin_ns + (k + 1) * s->width;
@@ -123,7 +124,7 @@ int stats_record_latency(br_stats *s, uint64_t t, bool has_d2c, uint64_t d2c,
 		br_hist_add(&s->t.q2c, q2c);
 	if (!s->opts.latency_series || (!has_d2c && !has_q2c))
 		return 0;
-	size_t k = stats_bucket_at(s, t);
+	size_t k = stats_bucket_at(s, STATS_HIT_NOW, t);
 	if (!s->b[k].lat) {
 		s->b[k].lat = malloc(2 * sizeof(br_hist));
 		if (!s->b[k].lat)

@@ -92,7 +92,7 @@ int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 		 : code == __BLK_TA_ISSUE    ? BR_KIND_D
 		 : code == __BLK_TA_QUEUE    ? BR_KIND_Q : -1;
 	if (kind >= 0 && ev->bytes) {
-		size_t k = stats_bucket_at(s, ev->time);
+		size_t k = stats_bucket_at(s, STATS_HIT_NOW, ev->time);
 		dev_state *d = dev_get(s, ev->device);
 		if (k == SIZE_MAX || !d)
 			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "statistics: out of memory");

@@ -5,7 +5,11 @@
  * within the lost limit — STATS_LOST_MARGIN times the worst D2C completed
  * so far, at least STATS_LOST_MIN_NS, at most STATS_LOST_MAX_NS — it is
  * lost: counted in br_stats_totals.lost_ios and never in flight. At the end
- * every issue still open is lost. */
+ * every issue still open is lost. The sweep runs only at events at or past
+ * sweep_due (the older log tail plus the limit), which finds what a sweep
+ * after every event would: both loops stop at the first tail not due, and
+ * the limit only grows. The queue log is kept only for consumers with
+ * hooks (stats_set_hooks). */
 #include "stats_internal.h"
 
 #include <stdlib.h>
@@ -30,18 +34,46 @@ static int push_to(flight_log *l, uint64_t t, uint32_t req, int delta, uint64_t 
 	return 0;
 }
 
+static uint64_t lost_limit(const br_stats *s);
+
+/* When an entry at t is due with limit lim. Near the end of the clock,
+ * where t + a later, larger limit could wrap (and the sweep's own
+ * comparison with it), always. */
+static uint64_t due_at(uint64_t t, uint64_t lim)
+{
+	return t > UINT64_MAX - STATS_LOST_MAX_NS ? 0 : t + lim;
+}
+
+/* An entry into an empty log is its new tail: it can be due sooner than
+ * s->sweep_due said. (The limit only grows, so a due time computed with
+ * today's limit is never late.) */
+static void note_tail(br_stats *s, const flight_log *l, uint64_t t)
+{
+	if (l->head == l->tail) {
+		uint64_t due = due_at(t, lost_limit(s));
+		if (due < s->sweep_due)
+			s->sweep_due = due;
+	}
+}
+
 static int push(br_stats *s, uint64_t t, uint32_t req, int delta, uint64_t *pos)
 {
+	note_tail(s, &s->flog, t);
 	return push_to(&s->flog, t, req, delta, pos);
 }
 
 int stats_queue_add(br_stats *s, uint32_t i, uint64_t t)
 {
+	if (!s->keep_qlog)
+		return 0;
+	note_tail(s, &s->qlog, t);
 	return push_to(&s->qlog, t, i, +1, &s->pt.r[i].qpos);
 }
 
 void stats_queue_done(br_stats *s, uint32_t i)
 {
+	if (!s->keep_qlog)
+		return;
 	pair_req *r = &s->pt.r[i];
 	if (r->flags & RQ_STALE) {
 		r->flags &= ~(uint32_t)RQ_STALE;
@@ -134,10 +166,22 @@ void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 			continue;
 		}
 		stats_inflight_change(s, e->t, +1);
-		size_t k = stats_bucket_at(s, e->t);
+		size_t k = stats_bucket_at(s, STATS_HIT_SWEEP, e->t);
 		if (k != SIZE_MAX && s->b[k].inflight_max < s->cur_inflight)
 			s->b[k].inflight_max = s->cur_inflight;
 		if (s->t.inflight_max < s->cur_inflight)
 			s->t.inflight_max = s->cur_inflight;
 	}
+	/* Nothing is due before the older tail plus the limit: the events
+	 * before that skip the sweep (stats_flight_sweep_due). Only the tails
+	 * matter, as both loops stop at the first tail not due. */
+	s->sweep_due = UINT64_MAX;
+	const flight_log *logs[2] = { &s->flog, &s->qlog };
+	for (int n = 0; n < 2; n++)
+		if (logs[n]->tail < logs[n]->head) {
+			uint64_t t = logs[n]->e[logs[n]->tail & (logs[n]->cap - 1)].t;
+			uint64_t due = due_at(t, lim);
+			if (due < s->sweep_due)
+				s->sweep_due = due;
+		}
 }

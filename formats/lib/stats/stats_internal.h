@@ -88,6 +88,10 @@ typedef struct stats_hooks {
 	void *arg;
 	int (*complete)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 } stats_hooks;
+/* Call before the first event. A consumer with hooks reads the engine's
+ * state as it goes (the diagnosis: requests still waiting, stale_pending),
+ * so this also turns on the queue log, which nothing else needs: without
+ * hooks no Q is logged (nothing the totals or series show depends on it). */
 void stats_set_hooks(br_stats *s, const stats_hooks *h);
 
 /* ---- the in-flight log ----------------------------------------------------
@@ -122,6 +126,14 @@ typedef struct sbucket {
 	br_hist *lat;             /* [2]: d2c, q2c; NULL until needed */
 } sbucket;
 
+/* A bucket a lookup found: absolute ns [lo, hi), index k; hi = 0 when
+ * unset. */
+typedef struct stats_bucket_hit {
+	uint64_t lo, hi;
+	size_t k;
+} stats_bucket_hit;
+enum { STATS_HIT_NOW, STATS_HIT_SWEEP };
+
 typedef struct dev_state {
 	uint32_t dev;
 	bool seen[BR_KIND_COUNT];
@@ -134,10 +146,11 @@ struct br_stats {
 	bool started, finished;
 	uint64_t width;           /* base bucket width, ns */
 	size_t nb;                /* buckets in use */
-	/* the bucket the last lookup found: events come in time order, so
-	 * nearly every lookup lands in it without a division */
-	uint64_t hit_lo, hit_hi;  /* absolute ns, [lo, hi); hi = 0 when unset */
-	size_t hit_k;
+	/* the bucket the last lookup found, one for the events' own times
+	 * (STATS_HIT_NOW) and one for the in-flight sweep, which runs behind
+	 * them by the lost limit (STATS_HIT_SWEEP): with one the two sides
+	 * evicted each other and nearly every lookup divided */
+	stats_bucket_hit hit[2];
 	sbucket *b;               /* BR_STATS_MAX_BUCKETS */
 	dev_state *devs;
 	size_t ndevs, devcap, lastdev;
@@ -148,6 +161,10 @@ struct br_stats {
 	uint64_t worst_d2c;
 	flight_log flog;
 	flight_log qlog;          /* Q of requests not yet issued, by the same limit */
+	bool keep_qlog;           /* only with hooks (stats_set_hooks) */
+	/* no sweep can find anything due before this time (absolute ns): at
+	 * most the older log tail plus the lost limit (see stats_flight.c) */
+	uint64_t sweep_due;
 	uint32_t stale_pending;   /* queued, never issued within the limit (RQ_STALE) */
 	uint32_t cur_inflight;
 	uint64_t last_change;
@@ -164,9 +181,16 @@ struct br_stats {
 };
 
 /* ---- the buckets (stats_buckets.c), the bottom of stats/ ----------------- */
-/* Index of the bucket holding absolute time t, coarsening as needed;
- * SIZE_MAX on allocation failure. */
-size_t stats_bucket_at(br_stats *s, uint64_t t);
+/* Index of the bucket holding absolute time t, coarsening as needed,
+ * remembered in s->hit[side]; SIZE_MAX on allocation failure. */
+size_t stats_bucket_find(br_stats *s, int side, uint64_t t);
+static inline size_t stats_bucket_at(br_stats *s, int side, uint64_t t)
+{
+	const stats_bucket_hit *h = &s->hit[side];
+	if (t >= h->lo && t < h->hi)
+		return h->k;
+	return stats_bucket_find(s, side, t);
+}
 /* Integrate the in-flight count up to absolute time t. */
 void stats_inflight_advance(br_stats *s, uint64_t t);
 /* Record the latencies of one completed request. 0 or BR_ENOMEM. */
@@ -181,6 +205,13 @@ void stats_inflight_change(br_stats *s, uint64_t t, int delta);
 int stats_flight_issue(br_stats *s, uint32_t i, uint64_t t);
 int stats_flight_end(br_stats *s, uint32_t i, uint64_t t);
 void stats_flight_sweep(br_stats *s, uint64_t now, bool final);
+/* The sweep at event time now, only when something can be due (the same
+ * as calling stats_flight_sweep(s, now, false) after every event). */
+static inline void stats_flight_sweep_due(br_stats *s, uint64_t now)
+{
+	if (now >= s->sweep_due)
+		stats_flight_sweep(s, now, false);
+}
 /* The queue log: request i queued at t; request i issued, merged away or
  * ended without issue (no longer waiting). 0 or BR_ENOMEM. */
 int stats_queue_add(br_stats *s, uint32_t i, uint64_t t);

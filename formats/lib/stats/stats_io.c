@@ -11,6 +11,7 @@
 void stats_set_hooks(br_stats *s, const stats_hooks *h)
 {
 	s->hooks = *h;
+	s->keep_qlog = true;
 }
 
 /* A flush request of the flush machinery ("FN": flush, no write, no
@@ -304,7 +305,7 @@ int stats_pair_event(br_stats *s, const br_event *ev, br_error *err)
 {
 	int rc = on_event(s, ev);
 	if (!rc) {
-		stats_flight_sweep(s, ev->time, false);
+		stats_flight_sweep_due(s, ev->time);
 		return 0;
 	}
 	if (rc == s->hook_rc) {

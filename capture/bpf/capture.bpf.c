@@ -76,21 +76,14 @@ struct {
 } drops SEC(".maps");
 
 /* pid -> comm, written the first time a thread is seen (user space reads it
- * when /proc no longer has the pid); last_tid skips the lookup while a CPU
- * keeps running the same thread. */
+ * when /proc no longer has the pid); the CPU's two most recent threads
+ * (struct cpu_state) skip the lookup. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, char[16]);
 } comms SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} last_tid SEC(".maps");
 
 /* The verifier wants every context load at a fixed offset from the
  * unmodified context pointer; written in C, clang merges the cases into one
@@ -137,7 +130,9 @@ static __always_inline __u16 op_categories(__u32 opf)
 	return c;
 }
 
-/* Index of the configured device an event belongs to, or -1. */
+/* Index of the configured device an event belongs to, or -1. stage is a
+ * constant in every caller; only request-stage rules have a sector range
+ * (a partition's place on its disk), so bio events never read the sector. */
 static __always_inline int match_dev(__u32 dev, __u32 stage, __u64 sector)
 {
 	for (__u32 i = 0; i < BCR_MAX_DEVS; i++) {
@@ -145,25 +140,11 @@ static __always_inline int match_dev(__u32 dev, __u32 stage, __u64 sector)
 			break;
 		if (devs[i].dev != dev || !(devs[i].stages & stage))
 			continue;
-		if (devs[i].hi && (sector < devs[i].lo || sector >= devs[i].hi))
+		if (stage == BCR_STAGE_RQ && devs[i].hi && (sector < devs[i].lo || sector >= devs[i].hi))
 			continue;
 		return devs[i].index;
 	}
 	return -1;
-}
-
-static __always_inline void note_comm(__u32 tid)
-{
-	__u32 zero = 0;
-	__u32 *last = bpf_map_lookup_elem(&last_tid, &zero);
-	if (!last || *last == tid)
-		return;
-	*last = tid;
-	if (bpf_map_lookup_elem(&comms, &tid))
-		return;
-	char comm[16];
-	bpf_get_current_comm(comm, sizeof comm);
-	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
 }
 
 static __always_inline void count_drops(__u32 n)
@@ -174,13 +155,19 @@ static __always_inline void count_drops(__u32 n)
 		*d += n;
 }
 
-/* A CPU's staging area: events are appended here and go to the ring a
- * batch at a time. One ring reservation per event (a lock with interrupts
- * off, a cold cache line of a 32 MiB ring) was a third of a program's cost,
- * and most of the programs run in the submitting task's own time. */
+/* A CPU's own state, one lookup per event: its staging area, where events
+ * are appended and go to the ring a batch at a time (one ring reservation
+ * per event — a lock with interrupts off, a cold cache line of a 32 MiB
+ * ring — was a third of a program's cost, and most of the programs run in
+ * the submitting task's own time), and the threads whose names it last
+ * made sure of. */
 struct stage {
 	__u32 busy;          /* a program of ours is appending on this CPU */
 	__u32 tick;          /* events seen, for direct_every */
+	/* tid + 1 of the CPU's two most recent threads (0: none), newest
+	 * first: two, because a submitter and the worker completing its IO
+	 * often take turns on one CPU */
+	__u32 named[2];
 	struct bcr_batch hdr;
 	__u8 data[BCR_STAGE_BYTES];
 };
@@ -191,6 +178,28 @@ struct {
 	__type(key, __u32);
 	__type(value, struct stage);
 } stages SEC(".maps");
+
+/* The current thread's name into comms, unless the CPU saw it last or
+ * before last. An interrupting program runs for the same thread, so it
+ * can only repeat the work, never undo it. */
+static __always_inline void note_comm(struct stage *st, __u32 tid)
+{
+	__u32 key = tid + 1;
+	if (st->named[0] == key)
+		return;
+	__u32 prev = st->named[0];
+	st->named[0] = key;
+	if (st->named[1] == key) {
+		st->named[1] = prev;
+		return;
+	}
+	st->named[1] = prev;
+	if (bpf_map_lookup_elem(&comms, &tid))
+		return;
+	char comm[16];
+	bpf_get_current_comm(comm, sizeof comm);
+	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
+}
 
 /* Programs nest only through interrupts (tracepoints run with preemption
  * off), and an interrupting program finishes before the one it interrupted
@@ -273,17 +282,19 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 	if (filter_pid && tid != filter_pid)
 		return 0;
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 zero = 0;
+	struct stage *st = bpf_map_lookup_elem(&stages, &zero);
+	if (!st)
+		return 0;
 	if (noring) {
 		bpf_ktime_get_ns();
 		if (names)
-			note_comm(tid);
+			note_comm(st, tid);
 		return 0;
 	}
 	__u32 size = ext ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
-	__u32 zero = 0;
-	struct stage *st = staging ? bpf_map_lookup_elem(&stages, &zero) : NULL;
-	bool forced = st && direct_every && ++st->tick % direct_every == 0;
-	if (st && !st->busy && !forced) {
+	bool forced = staging && direct_every && ++st->tick % direct_every == 0;
+	if (staging && !st->busy && !forced) {
 		st->busy = 1;
 		COMPILER_BARRIER();
 		/* the time after taking the stage: an interrupting program that
@@ -318,7 +329,7 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 		bpf_ringbuf_submit(b, wakeup ? 0 : BPF_RB_NO_WAKEUP);
 	}
 	if (names)
-		note_comm(tid);
+		note_comm(st, tid);
 	return 0;
 }
 
@@ -384,10 +395,10 @@ static __always_inline int on_bio(__u64 *ctx, __u8 kind, __u16 act_cat, bool dir
 	__u32 dev;
 	if (!bio || bio_dev(bio, direct, &dev))
 		return 0;
-	__u64 sector = RD(direct, bio, bi_iter.bi_sector);
-	int idx = match_dev(dev, BCR_STAGE_BIO, sector);
+	int idx = match_dev(dev, BCR_STAGE_BIO, 0);
 	if (idx < 0)
 		return 0;
+	__u64 sector = RD(direct, bio, bi_iter.bi_sector);
 	__u32 size = RD(direct, bio, bi_iter.bi_size);
 	if (pair_cost && (kind == BCR_QUEUE || kind == BCR_GETRQ))
 		pair_touch((__u64)bio, kind);

@@ -236,7 +236,11 @@ void plot_offset_ranges(const plot_opts *o, plot_data *d)
 			else
 				snprintf(b->label, sizeof(b->label), "%.60s%sdevice %u,%u", d->n > 1 ? tr->label : "",
 					 d->n > 1 ? ", " : "", BR_DEV_MAJOR(tr->devs[k]), BR_DEV_MINOR(tr->devs[k]));
-			one_range(o, d, (int)t, b->dev, &b->zr.lo, &b->zr.hi, b->zr.note, sizeof(b->zr.note));
+			if (d->n == 1 && b->dev < 0)
+				b->zr = *z; /* the one trace's one band: the whole range again */
+			else
+				one_range(o, d, (int)t, b->dev, &b->zr.lo, &b->zr.hi, b->zr.note,
+					  sizeof(b->zr.note));
 		}
 	}
 }

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,9 @@ typedef struct bpf_state {
 	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
+	unsigned spoil_every;     /* BLKREEL_BPF_SPOIL_EVERY (tests): every Nth ring record gets a bad record */
+	unsigned spoil_count;
+	uint8_t spoiled[BPF_BATCH_MAX];
 	uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
 } bpf_state;
 
@@ -320,6 +324,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	bpf_state *st = ctx;
 	if (st->user_stage == USER_DISCARD)
 		return 0;
+	if (st->spoil_every && ++st->spoil_count % st->spoil_every == 0 && size <= sizeof st->spoiled &&
+	    size >= sizeof(struct bcr_batch) + sizeof(struct bcr_event)) {
+		/* for the tests: the batch's first record of a kind nobody knows
+		 * (the ring's pages are read-only: a copy) */
+		memcpy(st->spoiled, data, size);
+		st->spoiled[sizeof(struct bcr_batch) + offsetof(struct bcr_event, kind)] = 0xee;
+		data = st->spoiled;
+	}
 	int rc;
 	if (st->raw) {
 		rc = spool_raw(st, data, size);
@@ -363,6 +375,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 				    sizeof st->ring_fds / sizeof st->ring_fds[0]);
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devs[i] = cfg->devices[i].dev;
+	const char *spoil = getenv("BLKREEL_BPF_SPOIL_EVERY");
+	st->spoil_every = spoil ? (unsigned)strtoul(spoil, NULL, 10) : 0;
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");

@@ -350,6 +350,9 @@ static int open_session(session *s)
 		say_error("warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		say_error("warning: cannot record the spool in the state file", &err);
+	if (s->out.spooling && s->out.split_base[0] && cap_kstate_note_split(&s->ks, s->out.split_base, &err))
+		say_error("warning: cannot record the --split set in the state file (after a kill -9, "
+			  "--cleanup makes only the .gz: blkreel-parse --split makes the set from it)", &err);
 	/* To a file, a backend that can spools its records raw while tracing
 	 * and the events are made after it (raw_spool.h). */
 	uint8_t header[512];

@@ -351,18 +351,21 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 }
 
 /* A kill -9 while the file is being finished (the raw spool being turned
- * into events after tracing): the unfinished file is NAME.blktrace.gz.part,
- * the spool is still whole, and --cleanup makes the whole file from it:
- * every IO has its Q and its C. */
-Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
+ * into events after tracing): the unfinished file is NAME.blktrace.gz.part
+ * (with --split, the set is NAME.part.blktrace.<cpu>: nothing named like a
+ * finished set), the spool is still whole, and --cleanup makes what the
+ * capture was asked for from it: every IO has its Q and its C, in the .gz
+ * and in the per-CPU set alike. */
+static void kill9_while_finishing(bool split)
 {
 	bpf_test(64);
-	char errpath[600], part[600], spool[600];
+	char errpath[600], part[600], spool[600], cpu0[600];
 	snprintf(errpath, sizeof errpath, "%s/fin.err", cf.dir);
 	snprintf(part, sizeof part, "%s/fin.blktrace.gz.part", cf.dir);
 	snprintf(spool, sizeof spool, "%s/fin.blktrace.spool", cf.dir);
-	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/fin' -- %s", cf.loop, cf.dir,
-				  randread(3));
+	snprintf(cpu0, sizeof cpu0, "%s/fin.blktrace.0", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/fin'%s -- %s", cf.loop, cf.dir,
+				  split ? " --split" : "", randread(3));
 	cr_assert(wait_tracing(pid, errpath), "capture did not start");
 	bool finishing = false;
 	for (int i = 0; i < 400 && !finishing; i++) {
@@ -379,10 +382,13 @@ Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
 	cf_wait(pid);
 	cr_assert(unfinished, "the file was finished before the kill (test is void)");
 	cr_assert_eq(access(spool, F_OK), 0, "no spool left after the kill");
+	cr_expect_neq(access(cpu0, F_OK), 0, "a per-CPU set that looks finished is there after the kill");
 	char *out = NULL;
 	int rc = cf_capture(&out, NULL, "--cleanup");
 	cr_expect_eq(rc, 0, "--cleanup exited %d: %s", rc, out);
 	cr_expect(strstr(out, "from the raw spool") != NULL, "--cleanup said: %s", out);
+	if (split)
+		cr_expect(strstr(out, "wrote the per-CPU set") != NULL, "--cleanup did not make the set: %s", out);
 	free(out);
 	cr_expect_neq(access(part, F_OK), 0, "the unfinished file is still there");
 	cr_expect_neq(access(spool, F_OK), 0, "the spool is still there");
@@ -392,8 +398,33 @@ Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
 	cr_expect_eq(q, c, "%zu Q but %zu C events: the recovered file is not whole", q, c);
 	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "the drops record written before the kill is lost");
 	free(text);
+	if (split) {
+		char *set = NULL;
+		rc = tu_runf(&set, NULL, NULL, "cd '%s' && blkparse -i fin", cf.dir);
+		cr_expect_eq(rc, 0, "blkparse of the recovered per-CPU set failed");
+		size_t sq = count_action(set ? set : "", "Q"), sc = count_action(set ? set : "", "C");
+		cr_expect_eq(sq, q, "the set has %zu Q events, the .gz %zu", sq, q);
+		cr_expect_eq(sc, c, "the set has %zu C events, the .gz %zu", sc, c);
+		free(set);
+		char *parts = NULL;
+		tu_runf(&parts, NULL, NULL, "ls '%s' | grep -c '[.]part'", cf.dir);
+		cr_expect(parts && atoi(parts) == 0, "%s .part files left", parts ? parts : "?");
+		free(parts);
+	} else {
+		cr_expect_neq(access(cpu0, F_OK), 0, "--cleanup made a per-CPU set nobody asked for");
+	}
 	char why[256];
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
+{
+	kill9_while_finishing(false);
+}
+
+Test(capture_bpf, kill9_while_finishing_a_split_capture_cleanup_makes_the_set)
+{
+	kill9_while_finishing(true);
 }
 
 Test(capture_bpf, two_captures_at_once)

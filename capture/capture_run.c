@@ -530,8 +530,11 @@ int capture_run(const capture_cli *cli)
 	else if (cli->command)
 		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
-		fprintf(stderr, "blkreel-capture: %llu events lost (%llu bad records); exit 1 (--allow-drops to accept)\n",
-			(unsigned long long)total_drops, (unsigned long long)s.bad);
+		char why[64] = "";
+		if (s.bad)
+			snprintf(why, sizeof why, " (%llu bad records)", (unsigned long long)s.bad);
+		fprintf(stderr, "blkreel-capture: %llu events lost%s; exit 1 (--allow-drops to accept)\n",
+			(unsigned long long)total_drops, why);
 		result = 1;
 	}
 	return result;

@@ -112,6 +112,17 @@ static struct bcr_event *record_at(ring_rec *rr, unsigned idx)
 	return (struct bcr_event *)p;
 }
 
+/* A record the walk skips: of an unknown kind, or (a 48-byte record, whose
+ * size a 32-byte kind would change, and with it the framing of the rest)
+ * of a device not configured. */
+static void unknown_kind(struct bcr_event *x, unsigned kind)
+{
+	if (bcr_has_payload(x->kind))
+		x->dev = NDEV + 1;
+	else
+		x->kind = (uint8_t)kind;
+}
+
 static void build(script *s, bool bad_records)
 {
 	memset(s, 0, sizeof *s);
@@ -154,12 +165,10 @@ static void build(script *s, bool bad_records)
 			 * held records early if it were used) and ones that end the
 			 * batch (a CPU out of range) */
 			if (bad_records && i % 4 == 1) {
-				struct bcr_event *x = record_at(rr, 3 + i % 5);
-				if (!bcr_has_payload(x->kind)) /* a payload record keeps its 48 bytes */
-					x->kind = (uint8_t)(BCR_NKINDS + i % 7);
+				unknown_kind(record_at(rr, 3 + i % 5), BCR_NKINDS + i % 7);
 				record_at(rr, 6)->dev = NDEV;
 				record_at(rr, 7)->time = t + 20000;
-				record_at(rr, 7)->kind = 250;
+				unknown_kind(record_at(rr, 7), 250);
 			}
 			if (bad_records && i % 8 == 5)
 				record_at(rr, 9)->cpu = NCPU + 3;

@@ -96,8 +96,8 @@ typedef struct bpf_state {
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
 	unsigned spoil_every;     /* BLKREEL_BPF_SPOIL_EVERY (tests): every Nth ring record gets a bad record */
 	unsigned spoil_count;
-	uint8_t spoiled[BPF_BATCH_MAX];
-	uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
+	_Alignas(8) uint8_t spoiled[BPF_BATCH_MAX]; /* records are read in place: 8-byte aligned */
+	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
 } bpf_state;
 
 /* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown

@@ -268,7 +268,7 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 static unsigned record_raw(const script *s, const char *spool_path, unsigned upto_rounds, bool final)
 {
 	unsigned nbad = 0;
-	static uint8_t scratch[BPF_BATCH_MAX];
+	static _Alignas(8) uint8_t scratch[BPF_BATCH_MAX];
 	cap_config cfg = test_cfg();
 	br_error err;
 	cap_spool *sp;

@@ -52,6 +52,10 @@ typedef struct cap_backend_ops {
 	int (*stop)(void *st, br_error *err);
 	/* Lost records per CPU (drops[0..ncpu-1] are added to). */
 	void (*drops)(void *st, uint64_t *drops, unsigned ncpu);
+	/* Optional: records the kernel handed over that did not parse (an
+	 * unknown kind or device, damaged framing) and were left out. Lost
+	 * events like drops: stored in the drops record and failing the run. */
+	uint64_t (*bad_records)(void *st);
 	/* Process name for pid the backend knows (e.g. tracer's saved command
 	 * lines); may be NULL. Writes a NUL-terminated name, returns true if known. */
 	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +90,14 @@ typedef struct bpf_state {
 	bool raw;               /* the sink takes the ring records raw (raw_spool.h) */
 	br_error *err;
 	int rc;
-	unsigned bad;           /* records of a size or kind we do not know */
+	uint64_t bad;           /* records that did not pass the walk (bpf_bad): lost */
 	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
-	uint8_t kind_size[256];   /* raw: record bytes by kind, 0 for a kind we do not know */
+	uint32_t last_pid;        /* raw: the pid of the walk's last record */
+	unsigned spoil_every;     /* BLKREEL_BPF_SPOIL_EVERY (tests): every Nth ring record gets a bad record */
+	unsigned spoil_count;
+	_Alignas(8) uint8_t spoiled[BPF_BATCH_MAX]; /* records are read in place: 8-byte aligned */
+	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
 } bpf_state;
 
 /* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
@@ -276,46 +281,41 @@ static int to_sink(void *arg, const br_event *ev, br_error *err)
 	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
-/* Raw: check the batch as the decoder will, learn the names of pids not
- * seen before (a small cache keeps this off most records), and hand the
- * ring record to the spool as it is. A batch that does not parse is
- * counted and left out, so the spool holds only what converts. */
+/* Raw: a new pid's name is learnt now, while /proc still has it (a small
+ * cache keeps this off most records). */
+static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
+{
+	(void)size;
+	bpf_state *st = arg;
+	const struct bcr_event *r = rec;
+	if (r->pid == st->last_pid)
+		return 0;
+	st->last_pid = r->pid;
+	uint32_t *slot = &st->named_pids[r->pid & 255];
+	if (*slot == r->pid + 1)
+		return 0;
+	bool named;
+	int rc = cap_sink_raw_pid(st->sink, r->pid, &named, err);
+	if (rc == 0 && named)
+		*slot = r->pid + 1;
+	return rc;
+}
+
+/* Raw: the records the live path's decoder would use (bpf_batch_keep, the
+ * same walk) go to the spool as a ring record of their own; the others are
+ * counted, so the spool holds only what converts. */
 static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 {
-	struct bcr_batch b;
-	if (size < sizeof b)
-		goto bad;
-	memcpy(&b, data, sizeof b);
-	if (b.len > size - sizeof b || (b.how != BCR_BATCH_STAGED && b.how != BCR_BATCH_DIRECT))
-		goto bad;
-	const uint8_t *p = data + sizeof b, *end = p + b.len;
-	const unsigned ncpu = st->cfg->ncpu, ndev = (unsigned)st->cfg->ndevices;
-	uint32_t last_pid = 0xffffffffu;
-	for (unsigned i = 0; i < b.nrec; i++) {
-		const struct bcr_event *r = (const void *)p;
-		if ((size_t)(end - p) < sizeof *r)
-			goto bad;
-		size_t rsize = st->kind_size[r->kind]; /* 0: a kind we do not know */
-		if (!rsize || (size_t)(end - p) < rsize || r->cpu >= ncpu || r->dev >= ndev)
-			goto bad;
-		if (r->pid != last_pid) {
-			last_pid = r->pid;
-			uint32_t *slot = &st->named_pids[r->pid & 255];
-			if (*slot != r->pid + 1) {
-				bool named;
-				int rc = cap_sink_raw_pid(st->sink, r->pid, &named, st->err);
-				if (rc < 0)
-					return rc;
-				if (named)
-					*slot = r->pid + 1;
-			}
-		}
-		p += rsize;
-	}
-	return cap_sink_raw_frame(st->sink, RAW_BATCH, data, sizeof b + b.len, b.nrec, st->err);
-bad:
-	st->bad++;
-	return 0;
+	bpf_bad bad = { 0 };
+	size_t kept;
+	unsigned nrec;
+	st->last_pid = 0xffffffffu;
+	int rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &kept, &nrec,
+				learn_pid, st, &bad, st->err);
+	st->bad += bad.n;
+	if (rc < 0 || kept == 0)
+		return rc;
+	return cap_sink_raw_frame(st->sink, RAW_BATCH, st->scratch, kept, nrec, st->err);
 }
 
 /* A ring record: a batch of events of one CPU. */
@@ -324,6 +324,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	bpf_state *st = ctx;
 	if (st->user_stage == USER_DISCARD)
 		return 0;
+	if (st->spoil_every && ++st->spoil_count % st->spoil_every == 0 && size <= sizeof st->spoiled &&
+	    size >= sizeof(struct bcr_batch) + sizeof(struct bcr_event)) {
+		/* for the tests: the batch's first record of a kind nobody knows
+		 * (the ring's pages are read-only: a copy) */
+		memcpy(st->spoiled, data, size);
+		st->spoiled[sizeof(struct bcr_batch) + offsetof(struct bcr_event, kind)] = 0xee;
+		data = st->spoiled;
+	}
 	int rc;
 	if (st->raw) {
 		rc = spool_raw(st, data, size);
@@ -367,8 +375,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 				    sizeof st->ring_fds / sizeof st->ring_fds[0]);
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devs[i] = cfg->devices[i].dev;
-	for (unsigned k = 0; k < BCR_NKINDS; k++)
-		st->kind_size[k] = (uint8_t)bpf_record_size(k);
+	const char *spoil = getenv("BLKREEL_BPF_SPOIL_EVERY");
+	st->spoil_every = spoil ? (unsigned)strtoul(spoil, NULL, 10) : 0;
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");
@@ -527,6 +535,11 @@ static void bpf_drops(void *vst, uint64_t *drops, unsigned ncpu)
 	free(v);
 }
 
+static uint64_t bpf_bad_records(void *vst)
+{
+	return ((bpf_state *)vst)->bad;
+}
+
 static bool bpf_comm(void *vst, uint32_t pid, char *name, size_t size)
 {
 	bpf_state *st = vst;
@@ -576,6 +589,7 @@ const cap_backend_ops cap_backend_bpf = {
 	.read = bpf_read,
 	.stop = bpf_stop,
 	.drops = bpf_drops,
+	.bad_records = bpf_bad_records,
 	.comm = bpf_comm,
 	.close = bpf_close,
 	.raw_header = bpf_raw_header,

@@ -173,11 +173,11 @@ static int hold(bpf_decoder *d, const struct bcr_event *r, size_t size, bpf_emit
 	return 0;
 }
 
-int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
-		     br_error *err)
+int bpf_batch_walk(unsigned ncpu, unsigned ndevs, const void *data, size_t size, unsigned *how, bpf_record_fn fn,
+		   void *arg, bpf_bad *bad, br_error *err)
 {
 	struct bcr_batch b;
-	if (size < sizeof b) {
+	if (size < sizeof b || size > BPF_BATCH_MAX) {
 		note_bad(bad, 0);
 		return 0;
 	}
@@ -186,29 +186,97 @@ int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn 
 		note_bad(bad, 0);
 		return 0;
 	}
+	if (how)
+		*how = b.how;
 	const uint8_t *start = data, *p = start + sizeof b, *end = p + b.len;
 	for (unsigned i = 0; i < b.nrec; i++) {
 		/* records are 8-byte aligned in the ring and in the spool's frames */
 		const struct bcr_event *r = (const void *)p;
-		if ((size_t)(end - p) < sizeof *r || (size_t)(end - p) < bpf_record_size(r->kind) ||
-		    r->cpu >= d->ncpu) {
-			note_bad(bad, (size_t)(p - start));
+		if ((size_t)(end - p) < sizeof *r || (size_t)(end - p) < bpf_record_size(r->kind) || r->cpu >= ncpu) {
+			note_bad(bad, (size_t)(p - start)); /* the framing cannot be trusted past here */
 			return 0;
 		}
 		size_t rsize = bpf_record_size(r->kind);
-		int rc = 0;
-		if (b.how == BCR_BATCH_DIRECT && d->staging) {
-			rc = hold(d, r, rsize, fn, arg, err);
+		if (r->kind >= BCR_NKINDS || r->dev >= ndevs) {
+			note_bad(bad, (size_t)(p - start)); /* skipped whole: not even its time is used */
 		} else {
-			if (d->held[r->cpu].n)
-				rc = release_held(d, r->cpu, r->time, false, fn, arg, err);
-			if (rc == 0)
-				rc = emit_record(d, p, rsize, fn, arg, bad, (size_t)(p - start), err);
+			int rc = fn(arg, r, rsize, err);
+			if (rc < 0)
+				return rc;
 		}
-		if (rc < 0)
-			return rc;
 		p += rsize;
 	}
+	return 0;
+}
+
+typedef struct decode_walk {
+	bpf_decoder *d;
+	bool direct;
+	bpf_emit_fn fn;
+	void *arg;
+} decode_walk;
+
+static int decode_record(void *arg, const void *rec, size_t size, br_error *err)
+{
+	decode_walk *w = arg;
+	const struct bcr_event *r = rec;
+	bpf_decoder *d = w->d;
+	if (w->direct && d->staging)
+		return hold(d, r, size, w->fn, w->arg, err);
+	if (d->held[r->cpu].n) {
+		int rc = release_held(d, r->cpu, r->time, false, w->fn, w->arg, err);
+		if (rc < 0)
+			return rc;
+	}
+	return emit_record(d, rec, size, w->fn, w->arg, NULL, 0, err);
+}
+
+int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
+		     br_error *err)
+{
+	unsigned how = BCR_BATCH_STAGED;
+	if (size >= sizeof(struct bcr_batch))
+		how = ((const struct bcr_batch *)data)->how;
+	decode_walk w = { .d = d, .direct = how == BCR_BATCH_DIRECT, .fn = fn, .arg = arg };
+	return bpf_batch_walk(d->ncpu, d->ndevs, data, size, NULL, decode_record, &w, bad, err);
+}
+
+typedef struct keep_walk {
+	uint8_t *out;
+	size_t len;
+	unsigned nrec;
+	bpf_record_fn fn;
+	void *arg;
+} keep_walk;
+
+static int keep_record(void *arg, const void *rec, size_t size, br_error *err)
+{
+	keep_walk *k = arg;
+	if (k->fn) {
+		int rc = k->fn(k->arg, rec, size, err);
+		if (rc < 0)
+			return rc;
+	}
+	memcpy(k->out + sizeof(struct bcr_batch) + k->len, rec, size);
+	k->len += size;
+	k->nrec++;
+	return 0;
+}
+
+int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch, size_t *kept,
+		   unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad, br_error *err)
+{
+	keep_walk k = { .out = scratch, .fn = fn, .arg = arg };
+	unsigned how = BCR_BATCH_STAGED;
+	*kept = 0;
+	*nrec = 0;
+	int rc = bpf_batch_walk(ncpu, ndevs, data, size, &how, keep_record, &k, bad, err);
+	if (rc < 0 || k.nrec == 0)
+		return rc;
+	struct bcr_batch b = { .len = (uint32_t)k.len, .nrec = (uint16_t)k.nrec, .how = (uint8_t)how };
+	memcpy(scratch, &b, sizeof b);
+	*kept = sizeof b + k.len;
+	*nrec = k.nrec;
 	return 0;
 }
 

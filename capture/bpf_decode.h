@@ -31,19 +31,40 @@ typedef struct bpf_decoder bpf_decoder;
 bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs, bool staging);
 void bpf_decoder_free(bpf_decoder *d);
 
-/* Records the decoder could not use: an unknown kind or device is skipped,
- * damaged framing ends the batch (as the live path always did: such a
- * record from the kernel is counted, not fatal; a spool reader makes it
- * an error at first_at, the byte offset within the batch). */
+/* Records the decoder could not use: a record of an unknown kind or
+ * device is skipped (its time is not used either), damaged framing (a bad
+ * batch header, a record cut short, a CPU out of range) ends the batch;
+ * each counts once in n. The live path and the raw spool's walk keep
+ * exactly the same records (both go through bpf_batch_walk); such records
+ * from the kernel are counted and reported as lost, a spool reader makes
+ * them an error at first_at, the byte offset within the batch. */
 typedef struct bpf_bad {
 	unsigned n;
 	size_t first_at;
 } bpf_bad;
 
+/* The longest ring record either path takes (ours are at most a stage,
+ * 2 KiB, plus its header): a longer one is damage, as is a longer frame
+ * in the raw spool. */
+#define BPF_BATCH_MAX (64u << 10)
+
+/* Each usable record of one ring record, in order; a negative return of fn
+ * stops the walk and is returned. how (may be NULL): the batch's BCR_BATCH_*. */
+typedef int (*bpf_record_fn)(void *arg, const void *rec, size_t size, br_error *err);
+int bpf_batch_walk(unsigned ncpu, unsigned ndevs, const void *data, size_t size, unsigned *how, bpf_record_fn fn,
+		   void *arg, bpf_bad *bad, br_error *err);
+
 /* Walk one ring record's events into fn (NULL: check only). Returns 0 or
  * fn's negative br_code; bad (may be NULL) counts what was not used. */
 int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
 		     br_error *err);
+
+/* The raw spool's walk: the usable records (fn, may be NULL, sees each)
+ * rewritten into scratch (size bytes at least) as a ring record of their
+ * own, *kept its bytes (0: nothing usable), *nrec its records; what the
+ * decoder makes of it is what it makes of data. */
+int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch, size_t *kept,
+		   unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad, br_error *err);
 
 /* The end of a read round: flushed[cpu] says the round's flush of that
  * CPU's stage took everything, flushed_before the time just before the

@@ -43,6 +43,8 @@ typedef struct session {
 	int child_status;
 	bool child_done;
 	uint64_t *drops;
+	uint64_t bad;        /* the backend's bad records, read at the end */
+	bool has_bad_count;  /* the backend counts them (the drops record says bad=N) */
 	uint64_t t0;
 	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
 	double cpu_tracing, cpu_after; /* our own CPU (user + system, all threads), s */
@@ -147,7 +149,15 @@ static int choose_backend(session *s, br_error *err)
 	return last;
 }
 
-static void drops_text(const session *s, char *buf, size_t size, uint64_t *total)
+/* Records the backend got but could not use (bpf_bad): lost like drops. */
+static uint64_t bad_records(const session *s)
+{
+	return s->be && s->be->bad_records ? s->be->bad_records(s->st) : 0;
+}
+
+/* "cpu0=N cpu1=M", then " bad=K" for a backend that counts bad records;
+ * *total: every event lost, bad records included. */
+static void drops_text(const session *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
 {
 	size_t n = 0;
 	*total = 0;
@@ -157,6 +167,9 @@ static void drops_text(const session *s, char *buf, size_t size, uint64_t *total
 				      (unsigned long long)s->drops[c]);
 		*total += s->drops[c];
 	}
+	if (s->has_bad_count && n + 32 < size)
+		snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
+	*total += bad;
 }
 
 static void status_line(session *s, br_progress *p, bool force)
@@ -167,7 +180,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	cap_sink_stats_get(s->sink, &st);
 	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
 	s->be->drops(s->st, s->drops, s->cfg.ncpu);
-	uint64_t total = 0;
+	uint64_t total = bad_records(s);
 	for (unsigned c = 0; c < s->cfg.ncpu; c++)
 		total += s->drops[c];
 	char bytes[32], extra[96];
@@ -288,7 +301,7 @@ static void summary(session *s, double secs)
 	char bytes[32], drops[512];
 	uint64_t total;
 	br_format_bytes(s->bytes_written, bytes, sizeof bytes);
-	drops_text(s, drops, sizeof drops, &total);
+	drops_text(s, s->bad, drops, sizeof drops, &total);
 	fprintf(stderr, "blkreel-capture: %s backend, %.2f s: %llu events (%llu process names",
 		s->be->name, secs, (unsigned long long)st.written, (unsigned long long)st.names);
 	if (st.filtered)
@@ -298,8 +311,8 @@ static void summary(session *s, double secs)
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
-	fprintf(stderr, ")\nblkreel-capture: drops: %s%s\n", drops,
-		total ? " - events were lost" : "");
+	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s\n", drops,
+		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }
@@ -337,6 +350,9 @@ static int open_session(session *s)
 		say_error("warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		say_error("warning: cannot record the spool in the state file", &err);
+	if (s->out.spooling && s->out.split_base[0] && cap_kstate_note_split(&s->ks, s->out.split_base, &err))
+		say_error("warning: cannot record the --split set in the state file (after a kill -9, "
+			  "--cleanup makes only the .gz: blkreel-parse --split makes the set from it)", &err);
 	/* To a file, a backend that can spools its records raw while tracing
 	 * and the events are made after it (raw_spool.h). */
 	uint8_t header[512];
@@ -432,8 +448,10 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	}
 	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
 	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	s->has_bad_count = s->be->bad_records != NULL;
+	s->bad = bad_records(s);
 	char drops[512], note[600];
-	drops_text(s, drops, sizeof drops, total_drops);
+	drops_text(s, s->bad, drops, sizeof drops, total_drops);
 	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)", drops, s->be->name);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		say_error(NULL, &err);
@@ -512,8 +530,11 @@ int capture_run(const capture_cli *cli)
 	else if (cli->command)
 		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
-		fprintf(stderr, "blkreel-capture: %llu events lost; exit 1 (--allow-drops to accept)\n",
-			(unsigned long long)total_drops);
+		char why[64] = "";
+		if (s.bad)
+			snprintf(why, sizeof why, " (%llu bad records)", (unsigned long long)s.bad);
+		fprintf(stderr, "blkreel-capture: %llu events lost%s; exit 1 (--allow-drops to accept)\n",
+			(unsigned long long)total_drops, why);
 		result = 1;
 	}
 	return result;

@@ -3,6 +3,7 @@
 #include "blkreel/writer.h"
 #include "fs_mount.h"
 #include "raw_convert.h"
+#include "spool_finish.h"
 #include "spool.h"
 
 #include <dirent.h>
@@ -87,6 +88,7 @@ static int save(cap_kstate *ks, br_error *err)
 				ks->ch[i].kind == KS_RELAY   ? "relay"
 				: ks->ch[i].kind == KS_MOUNT ? "mount"
 				: ks->ch[i].kind == KS_SPOOL ? "spool"
+				: ks->ch[i].kind == KS_SPLIT ? "split"
 							     : "config",
 				ks->ch[i].path);
 	}
@@ -153,6 +155,19 @@ int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err)
 	cap_kchange *c = &ks->ch[ks->n++];
 	c->kind = KS_SPOOL;
 	snprintf(c->path, sizeof c->path, "%s", spool);
+	c->old[0] = 0;
+	return save(ks, err);
+}
+
+int cap_kstate_note_split(cap_kstate *ks, const char *split_base, br_error *err)
+{
+	if (ks->n == CAP_KSTATE_MAX)
+		return br_error_set(err, BR_EINVAL, 0, split_base, -1, "too many changes to track");
+	if (strlen(split_base) >= sizeof ks->ch[0].path)
+		return br_error_set(err, BR_EINVAL, 0, split_base, -1, "name too long for the state file");
+	cap_kchange *c = &ks->ch[ks->n++];
+	c->kind = KS_SPLIT;
+	snprintf(c->path, sizeof c->path, "%s", split_base);
 	c->old[0] = 0;
 	return save(ks, err);
 }
@@ -243,7 +258,7 @@ void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath)
 void cap_kstate_forget_spool(cap_kstate *ks)
 {
 	for (size_t i = ks->n; i-- > 0;)
-		if (ks->ch[i].kind == KS_SPOOL)
+		if (ks->ch[i].kind == KS_SPOOL || ks->ch[i].kind == KS_SPLIT)
 			drop(ks, i);
 }
 
@@ -277,7 +292,7 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 	br_error e;
 	size_t keep = 0;
 	for (size_t i = ks->n; i-- > 0;) {
-		if (ks->ch[i].kind == KS_SPOOL || ks->ch[i].kind == KS_CONFIG)
+		if (ks->ch[i].kind == KS_SPOOL || ks->ch[i].kind == KS_CONFIG || ks->ch[i].kind == KS_SPLIT)
 			continue;
 		int rc = undo(&ks->ch[i], &e);
 		if (rc && !first) {
@@ -289,7 +304,7 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 	if (first)
 		return first;
 	for (size_t i = 0; i < ks->n; i++)
-		if (ks->ch[i].kind == KS_SPOOL)
+		if (ks->ch[i].kind == KS_SPOOL || ks->ch[i].kind == KS_SPLIT)
 			ks->ch[keep++] = ks->ch[i];
 	ks->n = keep;
 	if (ks->n == 0 && ks->path[0]) {
@@ -302,9 +317,21 @@ int cap_kstate_restore(cap_kstate *ks, br_error *err)
 	return 0;
 }
 
-/* Finish a killed capture's file: its spool compressed into NAME.blktrace.gz
- * (unless that exists already), then the spool removed. */
-static int recover_spool(const char *spool, FILE *out, br_error *err)
+/* The --split base a capture noted, or NULL. */
+static const char *split_of(const cap_kstate *ks)
+{
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->ch[i].kind == KS_SPLIT && ks->ch[i].path[0])
+			return ks->ch[i].path;
+	return NULL;
+}
+
+/* Finish a killed capture's files from its spool (unless the .gz exists
+ * already): NAME.blktrace.gz and, when the capture was asked for one, the
+ * --split set, each made as .part and renamed when whole (spool_finish.h);
+ * then the spool is removed. A damaged spool stays, and nothing is put in
+ * place. */
+static int recover_spool(const char *spool, const char *split, FILE *out, br_error *err)
 {
 	if (access(spool, F_OK))
 		return 0; /* gone already: nothing to do */
@@ -313,39 +340,29 @@ static int recover_spool(const char *spool, FILE *out, br_error *err)
 	if (n < 6 || strcmp(spool + n - 6, ".spool"))
 		return br_error_set(err, BR_EINVAL, 0, spool, -1, "not a spool file name");
 	snprintf(gz, sizeof gz, "%.*s.gz", (int)(n - 6), spool);
-	/* killed while finishing: the unfinished file goes, the spool is read again */
+	/* killed while finishing: the unfinished files go, the spool is read again */
 	char part[sizeof gz + 8];
 	snprintf(part, sizeof part, "%s.part", gz);
 	unlink(part);
+	cap_spool_finish_remove_parts(split);
 	if (access(gz, F_OK) == 0)
 		return br_error_set(err, BR_EINVAL, 0, gz, -1, "exists; the spool %s is left as it is", spool);
-	br_writer *w;
-	int rc = br_writer_open(&w, BR_OUT_COMPRESSED, gz, NULL, err);
+	/* A raw spool is read, not punched: a damaged one stays for a look.
+	 * An event spool is punched as it is read (it was before the raw one
+	 * existed; its records are whole up to a torn tail). */
+	bool raw = cap_raw_spool_is(spool);
+	cap_finish fin = { .spool = spool, .gz = gz, .split_base = split, .punch = !raw };
+	cap_finish_result res;
+	int rc = cap_spool_finish(&fin, &res, err);
 	if (rc)
 		return rc;
-	if (cap_raw_spool_is(spool)) {
-		/* A raw spool is read, not punched: a damaged one stays for a look,
-		 * and no partial file is left looking whole. */
-		int64_t got = cap_raw_convert(spool, false, &w, 1, NULL, err);
-		if (got < 0) {
-			br_writer_abort(w);
-			return (int)got;
-		}
-		if ((rc = br_writer_close(w, err)))
-			return rc;
-		if (out)
-			fprintf(out, "  wrote %s (%lld events from the raw spool)\n", gz, (long long)got);
-		unlink(spool);
-		return 0;
+	if (out) {
+		fprintf(out, "  wrote %s (%lld %s)\n", gz, (long long)res.events,
+			raw ? "events from the raw spool" : "records from the spool");
+		if (split)
+			fprintf(out, "  wrote the per-CPU set %s.blktrace.0-%u\n", split,
+				res.split_files ? res.split_files - 1 : 0);
 	}
-	int64_t got = cap_spool_replay(spool, true, &w, 1, err);
-	rc = br_writer_close(w, got < 0 ? NULL : err);
-	if (got < 0)
-		return (int)got;
-	if (rc)
-		return rc;
-	if (out)
-		fprintf(out, "  wrote %s (%lld records from the spool)\n", gz, (long long)got);
 	unlink(spool);
 	return 0;
 }
@@ -462,10 +479,12 @@ static int load(const char *path, cap_kstate *ks)
 			snprintf(c->old, sizeof c->old, "%s", old ? old : "");
 			ks->n++;
 		} else if (kind && p && (strcmp(kind, "relay") == 0 || strcmp(kind, "mount") == 0 ||
-					 strcmp(kind, "spool") == 0 || strcmp(kind, "config") == 0)) {
+					 strcmp(kind, "spool") == 0 || strcmp(kind, "config") == 0 ||
+					 strcmp(kind, "split") == 0)) {
 			c->kind = strcmp(kind, "relay") == 0   ? KS_RELAY
 				  : strcmp(kind, "mount") == 0 ? KS_MOUNT
 				  : strcmp(kind, "spool") == 0 ? KS_SPOOL
+				  : strcmp(kind, "split") == 0 ? KS_SPLIT
 							       : KS_CONFIG;
 			snprintf(c->path, sizeof c->path, "%s", p);
 			ks->n++;
@@ -489,11 +508,14 @@ static void describe(FILE *out, const cap_kstate *ks, int pid)
 			fprintf(out, "  %s mounted by it\n", c->path);
 			continue;
 		}
-		if (c->kind == KS_CONFIG)
+		if (c->kind == KS_CONFIG || c->kind == KS_SPLIT)
 			continue;
 		if (c->kind == KS_SPOOL) {
+			const char *split = split_of(ks);
 			if (access(c->path, F_OK) == 0)
-				fprintf(out, "  unfinished capture file %s (--cleanup compresses it)\n", c->path);
+				fprintf(out, "  unfinished capture file %s (--cleanup compresses it%s%s%s)\n", c->path,
+					split ? " and makes the per-CPU set " : "", split ? split : "",
+					split ? ".blktrace.*" : "");
 			continue;
 		}
 		char now[64] = "?";
@@ -544,7 +566,11 @@ static int cleanup_one(const char *path, int pid, void *arg)
 		}
 		rc = cap_kstate_restore(ks, a->err);
 		for (size_t i = ks->n; rc == 0 && i-- > 0;)
-			if (ks->ch[i].kind == KS_SPOOL && (rc = recover_spool(ks->ch[i].path, a->out, a->err)) == 0)
+			if (ks->ch[i].kind == KS_SPOOL &&
+			    (rc = recover_spool(ks->ch[i].path, split_of(ks), a->out, a->err)) == 0)
+				drop(ks, i);
+		for (size_t i = ks->n; rc == 0 && i-- > 0;)
+			if (ks->ch[i].kind == KS_SPLIT) /* made with its spool */
 				drop(ks, i);
 		if (a->out)
 			fprintf(a->out, rc ? "  could not restore everything\n" : "  restored\n");

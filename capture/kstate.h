@@ -25,7 +25,7 @@
 #define CAP_KSTATE_MAX 256
 
 typedef struct cap_kchange {
-	enum { KS_FILE, KS_RELAY, KS_MOUNT, KS_SPOOL, KS_CONFIG } kind;
+	enum { KS_FILE, KS_RELAY, KS_MOUNT, KS_SPOOL, KS_CONFIG, KS_SPLIT } kind;
 	char path[256];
 	char old[64];
 } cap_kchange;
@@ -50,6 +50,9 @@ int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err);
 int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err);
 /* Record the devices and filter of cfg (not kernel state: for --cleanup).
  * Devices that do not fit the line are left out. */
+/* The --split set's base name (NAME of NAME.blktrace.<cpu>), so that
+ * --cleanup makes the set from the spool too. */
+int cap_kstate_note_split(cap_kstate *ks, const char *split_base, br_error *err);
 int cap_kstate_note_config(cap_kstate *ks, const cap_config *cfg, br_error *err);
 /* The config a loaded state file records into cfg (devices, filter, CPUs;
  * paths point into cfg itself); false when it has none. */

@@ -7,8 +7,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "raw_convert.h"
 #include "spool.h"
+#include "spool_finish.h"
 
 static void build_base(char *out, size_t size, const capture_cli *cli, const char *name)
 {
@@ -115,34 +115,18 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 		*err = e;
 	}
 	/* Even when the spool's last write failed (a full disk), what reached
-	 * it is whole records up to a torn tail: compress those. */
-	/* The compressed file is made as NAME.blktrace.gz.part and renamed when
-	 * finished: after a kill -9 meanwhile, --cleanup starts again from the
-	 * spool (which is whole unless punched) instead of finding a file that
-	 * looks finished. */
-	char part[sizeof o->gz_path + 8];
-	snprintf(part, sizeof part, "%s.part", o->gz_path);
-	br_writer *w[2];
-	unsigned n;
-	int rc = open_final(o, w, &n, &o->final_opts, part, &e);
-	if (rc == 0) {
-		int64_t got = o->raw ? cap_raw_convert(o->spool_path, punch, w, n, &o->raw_stats, &e)
-				     : cap_spool_replay(o->spool_path, punch, w, n, &e);
-		if (got < 0)
-			rc = (int)got;
-		else
-			o->final_events = (uint64_t)got;
-		for (unsigned i = 0; i < n; i++) {
-			br_error ce;
-			int crc = br_writer_close(w[i], &ce);
-			if (crc && !rc) {
-				rc = crc;
-				e = ce;
-			}
-		}
-	}
-	if (n && rename(part, o->gz_path) && !rc)
-		rc = br_error_set(&e, BR_ESYS, errno, o->gz_path, -1, "cannot rename %s into place", part);
+	 * it is whole records up to a torn tail: those go into the files. They
+	 * are made as .part files and renamed when finished (spool_finish.h):
+	 * after a kill -9 meanwhile, --cleanup starts again from the spool
+	 * (which is whole unless punched) instead of finding files that look
+	 * finished. */
+	cap_finish fin = { .spool = o->spool_path, .gz = o->gz_path, .split_base = o->split_base,
+			   .opts = &o->final_opts, .punch = punch, .keep_on_error = true };
+	cap_finish_result res;
+	int rc = cap_spool_finish(&fin, &res, &e);
+	o->final_events = res.events > 0 ? (uint64_t)res.events : 0;
+	if (res.raw)
+		o->raw_stats = res.raw_stats;
 	if (rc && !first) {
 		first = rc;
 		*err = e;

@@ -13,6 +13,8 @@
 #include "names.h"
 #include "raw_spool.h"
 
+_Static_assert(RAW_FRAME_MAX == BPF_BATCH_MAX, "a batch the capture keeps fits a spool frame");
+
 #define CHUNK (1u << 20)
 #define MAX_CPUS 1024
 

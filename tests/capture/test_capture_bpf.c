@@ -201,6 +201,56 @@ static const char *randread(unsigned seconds)
 	return work;
 }
 
+/* Ring records that do not parse (forced: every 3rd ring record gets a
+ * record of an unknown kind) are lost events like drops: counted in the
+ * summary and in the file's drops record (bad=N), failing the run unless
+ * --allow-drops, and the raw spool keeps the same records as the live path. */
+static uint64_t bad_run(const char *env, const char *name, uint64_t *events)
+{
+	char *err = NULL, *text = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "%s BLKREEL_BPF_SPOIL_EVERY=3 '%s' --backend bpf --no-progress -d %s -o '%s/%s' -- %s",
+			 env, tu_bin("blkreel-capture"), cf.loop, cf.dir, name, randread(1));
+	cr_expect_eq(rc, 1, "%s: exit %d with bad records, want 1: %s", env, rc, err ? err : "");
+	const char *lost = err ? strstr(err, "bad records); exit 1 (--allow-drops to accept)") : NULL;
+	cr_expect(lost != NULL, "%s: the failure does not name the bad records: %s", env, err ? err : "");
+	const char *said = err ? strstr(err, "drops: cpu0=") : NULL;
+	const char *bad = said ? strstr(said, " bad=") : NULL;
+	cr_expect(bad != NULL, "%s: the summary does not count bad records: %s", env, err ? err : "");
+	unsigned long long nbad = bad ? strtoull(bad + 5, NULL, 10) : 0;
+	cr_expect_gt(nbad, 0, "%s: no bad record counted: %s", env, err ? err : "");
+	free(err);
+	tu_runf(&text, NULL, NULL, "zcat '%s/%s.blktrace.gz' | blkparse -i - | grep 'blkreel: drops'", cf.dir, name);
+	char want[64];
+	snprintf(want, sizeof want, " bad=%llu (backend bpf)", nbad);
+	cr_expect(text && strstr(text, want), "%s: the file's drops record does not say%s: %s", env, want,
+		  text ? text : "");
+	free(text);
+	text = NULL;
+	tu_runf(&text, NULL, NULL, "zcat '%s/%s.blktrace.gz' | blkparse -i - | grep -c ' [QGDC] '", cf.dir, name);
+	*events = text ? strtoull(text, NULL, 10) : 0;
+	free(text);
+	return nbad;
+}
+
+Test(capture_bpf, bad_records_are_counted_stored_and_fail_the_run)
+{
+	bpf_test(64);
+	uint64_t raw_events, live_events;
+	uint64_t raw_bad = bad_run("", "raw", &raw_events);
+	uint64_t live_bad = bad_run("BLKREEL_BPF_SPOOL=events", "live", &live_events);
+	/* each spoilt ring record loses one record of its batch, not the batch */
+	cr_expect_gt(raw_events, 50 * raw_bad, "raw: %llu events kept with %llu bad records",
+		     (unsigned long long)raw_events, (unsigned long long)raw_bad);
+	cr_expect_gt(live_events, 50 * live_bad, "live: %llu events kept with %llu bad records",
+		     (unsigned long long)live_events, (unsigned long long)live_bad);
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err,
+			 "BLKREEL_BPF_SPOIL_EVERY=3 '%s' --backend bpf --allow-drops --no-progress -d %s -o '%s/ok' -- %s",
+			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err ? err : "");
+	free(err);
+}
+
 Test(capture_bpf, drops_are_counted_stored_and_fail_the_run)
 {
 	bpf_test(64);
@@ -301,18 +351,21 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 }
 
 /* A kill -9 while the file is being finished (the raw spool being turned
- * into events after tracing): the unfinished file is NAME.blktrace.gz.part,
- * the spool is still whole, and --cleanup makes the whole file from it:
- * every IO has its Q and its C. */
-Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
+ * into events after tracing): the unfinished file is NAME.blktrace.gz.part
+ * (with --split, the set is NAME.part.blktrace.<cpu>: nothing named like a
+ * finished set), the spool is still whole, and --cleanup makes what the
+ * capture was asked for from it: every IO has its Q and its C, in the .gz
+ * and in the per-CPU set alike. */
+static void kill9_while_finishing(bool split)
 {
 	bpf_test(64);
-	char errpath[600], part[600], spool[600];
+	char errpath[600], part[600], spool[600], cpu0[600];
 	snprintf(errpath, sizeof errpath, "%s/fin.err", cf.dir);
 	snprintf(part, sizeof part, "%s/fin.blktrace.gz.part", cf.dir);
 	snprintf(spool, sizeof spool, "%s/fin.blktrace.spool", cf.dir);
-	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/fin' -- %s", cf.loop, cf.dir,
-				  randread(3));
+	snprintf(cpu0, sizeof cpu0, "%s/fin.blktrace.0", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/fin'%s -- %s", cf.loop, cf.dir,
+				  split ? " --split" : "", randread(3));
 	cr_assert(wait_tracing(pid, errpath), "capture did not start");
 	bool finishing = false;
 	for (int i = 0; i < 400 && !finishing; i++) {
@@ -329,10 +382,13 @@ Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
 	cf_wait(pid);
 	cr_assert(unfinished, "the file was finished before the kill (test is void)");
 	cr_assert_eq(access(spool, F_OK), 0, "no spool left after the kill");
+	cr_expect_neq(access(cpu0, F_OK), 0, "a per-CPU set that looks finished is there after the kill");
 	char *out = NULL;
 	int rc = cf_capture(&out, NULL, "--cleanup");
 	cr_expect_eq(rc, 0, "--cleanup exited %d: %s", rc, out);
 	cr_expect(strstr(out, "from the raw spool") != NULL, "--cleanup said: %s", out);
+	if (split)
+		cr_expect(strstr(out, "wrote the per-CPU set") != NULL, "--cleanup did not make the set: %s", out);
 	free(out);
 	cr_expect_neq(access(part, F_OK), 0, "the unfinished file is still there");
 	cr_expect_neq(access(spool, F_OK), 0, "the spool is still there");
@@ -342,8 +398,33 @@ Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
 	cr_expect_eq(q, c, "%zu Q but %zu C events: the recovered file is not whole", q, c);
 	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "the drops record written before the kill is lost");
 	free(text);
+	if (split) {
+		char *set = NULL;
+		rc = tu_runf(&set, NULL, NULL, "cd '%s' && blkparse -i fin", cf.dir);
+		cr_expect_eq(rc, 0, "blkparse of the recovered per-CPU set failed");
+		size_t sq = count_action(set ? set : "", "Q"), sc = count_action(set ? set : "", "C");
+		cr_expect_eq(sq, q, "the set has %zu Q events, the .gz %zu", sq, q);
+		cr_expect_eq(sc, c, "the set has %zu C events, the .gz %zu", sc, c);
+		free(set);
+		char *parts = NULL;
+		tu_runf(&parts, NULL, NULL, "ls '%s' | grep -c '[.]part'", cf.dir);
+		cr_expect(parts && atoi(parts) == 0, "%s .part files left", parts ? parts : "?");
+		free(parts);
+	} else {
+		cr_expect_neq(access(cpu0, F_OK), 0, "--cleanup made a per-CPU set nobody asked for");
+	}
 	char why[256];
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+Test(capture_bpf, kill9_while_finishing_the_file_loses_nothing)
+{
+	kill9_while_finishing(false);
+}
+
+Test(capture_bpf, kill9_while_finishing_a_split_capture_cleanup_makes_the_set)
+{
+	kill9_while_finishing(true);
 }
 
 Test(capture_bpf, two_captures_at_once)

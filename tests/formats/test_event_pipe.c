@@ -135,6 +135,24 @@ Test(event_pipe, same_events_and_payloads_in_order)
 	cr_expect_eq(count, 50000);
 }
 
+/* Write the raw stream at raw as our compressed file at gz. */
+static void convert_to_compressed(const char *raw, const char *gz)
+{
+	br_reader *r;
+	br_writer *w;
+	br_error err;
+	const char *p[] = { raw };
+	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, gz, NULL, &err), 0, "%s", err.msg);
+	br_event ev;
+	int rc;
+	while ((rc = br_reader_next(r, &ev, &err)) == 1)
+		cr_assert_eq(br_writer_write(w, &ev, &err), 0, "%s", err.msg);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(br_writer_close(w, &err), 0, "%s", err.msg);
+	br_reader_close(r);
+}
+
 /* A compressed file (its source hands out a member's events at once) with
  * process names that turn up while IOs of several pids interleave. */
 static void write_compressed_trace(int n)
@@ -158,19 +176,7 @@ static void write_compressed_trace(int n)
 	cr_assert_eq(tg_write(&b, raw), 0);
 	tg_free(&b);
 	snprintf(path, sizeof path, "%s/t.blktrace.gz", tu_dir);
-	br_reader *r;
-	br_writer *w;
-	br_error err;
-	const char *p[] = { raw };
-	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
-	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, path, NULL, &err), 0, "%s", err.msg);
-	br_event ev;
-	int rc;
-	while ((rc = br_reader_next(r, &ev, &err)) == 1)
-		cr_assert_eq(br_writer_write(w, &ev, &err), 0, "%s", err.msg);
-	cr_assert_eq(rc, 0, "%s", err.msg);
-	cr_assert_eq(br_writer_close(w, &err), 0, "%s", err.msg);
-	br_reader_close(r);
+	convert_to_compressed(raw, path);
 }
 
 Test(event_pipe, compressed_file_with_names_and_a_window)
@@ -195,22 +201,6 @@ Test(event_pipe, compressed_file_with_names_and_a_window)
  * through copies), every field, payload and name must be the same, read
  * directly and through the pipe, with payloads in every third event and
  * names that turn up late. */
-static void convert_to_compressed(const char *raw, const char *gz)
-{
-	br_reader *r;
-	br_writer *w;
-	br_error err;
-	const char *p[] = { raw };
-	cr_assert_eq(br_reader_open(&r, p, 1, NULL, &err), 0, "%s", err.msg);
-	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, gz, NULL, &err), 0, "%s", err.msg);
-	br_event ev;
-	int rc;
-	while ((rc = br_reader_next(r, &ev, &err)) == 1)
-		cr_assert_eq(br_writer_write(w, &ev, &err), 0, "%s", err.msg);
-	cr_assert_eq(rc, 0, "%s", err.msg);
-	cr_assert_eq(br_writer_close(w, &err), 0, "%s", err.msg);
-	br_reader_close(r);
-}
 
 Test(event_pipe, compressed_in_place_matches_the_raw_stream)
 {

@@ -307,15 +307,16 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 {
 	bpf_bad bad = { 0 };
+	const void *batch;
 	size_t kept;
 	unsigned nrec;
 	st->last_pid = 0xffffffffu;
-	int rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &kept, &nrec,
-				learn_pid, st, &bad, st->err);
+	int rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &batch, &kept,
+				&nrec, learn_pid, st, &bad, st->err);
 	st->bad += bad.n;
 	if (rc < 0 || kept == 0)
 		return rc;
-	return cap_sink_raw_frame(st->sink, RAW_BATCH, st->scratch, kept, nrec, st->err);
+	return cap_sink_raw_frame(st->sink, RAW_BATCH, batch, kept, nrec, st->err);
 }
 
 /* A ring record: a batch of events of one CPU. */

@@ -242,9 +242,11 @@ int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn 
 }
 
 typedef struct keep_walk {
+	const uint8_t *in;
 	uint8_t *out;
 	size_t len;
 	unsigned nrec;
+	bool copied; /* a record was left out: what is kept now lives in out */
 	bpf_record_fn fn;
 	void *arg;
 } keep_walk;
@@ -257,26 +259,40 @@ static int keep_record(void *arg, const void *rec, size_t size, br_error *err)
 		if (rc < 0)
 			return rc;
 	}
-	memcpy(k->out + sizeof(struct bcr_batch) + k->len, rec, size);
+	const uint8_t *at = k->in + sizeof(struct bcr_batch) + k->len;
+	if (!k->copied && (const uint8_t *)rec != at) {
+		/* the first record after one left out: the prefix kept so far moves to out */
+		memcpy(k->out + sizeof(struct bcr_batch), k->in + sizeof(struct bcr_batch), k->len);
+		k->copied = true;
+	}
+	if (k->copied)
+		memcpy(k->out + sizeof(struct bcr_batch) + k->len, rec, size);
 	k->len += size;
 	k->nrec++;
 	return 0;
 }
 
-int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch, size_t *kept,
-		   unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad, br_error *err)
+int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch,
+		   const void **batch, size_t *kept, unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad,
+		   br_error *err)
 {
-	keep_walk k = { .out = scratch, .fn = fn, .arg = arg };
+	keep_walk k = { .in = data, .out = scratch, .fn = fn, .arg = arg };
 	unsigned how = BCR_BATCH_STAGED;
+	*batch = data;
 	*kept = 0;
 	*nrec = 0;
 	int rc = bpf_batch_walk(ncpu, ndevs, data, size, &how, keep_record, &k, bad, err);
 	if (rc < 0 || k.nrec == 0)
 		return rc;
-	struct bcr_batch b = { .len = (uint32_t)k.len, .nrec = (uint16_t)k.nrec, .how = (uint8_t)how };
-	memcpy(scratch, &b, sizeof b);
-	*kept = sizeof b + k.len;
+	*kept = sizeof(struct bcr_batch) + k.len;
 	*nrec = k.nrec;
+	struct bcr_batch b = { .len = (uint32_t)k.len, .nrec = (uint16_t)k.nrec, .how = (uint8_t)how };
+	if (!k.copied && *kept == size && memcmp(data, &b, sizeof b) == 0)
+		return 0; /* every record kept, as the ring gave them (the usual case): no copy */
+	if (!k.copied)
+		memcpy((uint8_t *)scratch + sizeof b, (const uint8_t *)data + sizeof b, k.len);
+	memcpy(scratch, &b, sizeof b);
+	*batch = scratch;
 	return 0;
 }
 

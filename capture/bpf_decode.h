@@ -59,11 +59,13 @@ int bpf_batch_walk(unsigned ncpu, unsigned ndevs, const void *data, size_t size,
 int bpf_decode_batch(bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
 		     br_error *err);
 
-/* The raw spool's walk: the usable records (fn, may be NULL, sees each)
- * rewritten into scratch (size bytes at least) as a ring record of their
- * own, *kept its bytes (0: nothing usable), *nrec its records; what the
- * decoder makes of it is what it makes of data. */
-int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch, size_t *kept,
+/* The raw spool's walk: the usable records (fn, may be NULL, sees each) as
+ * a ring record of their own at *batch, *kept its bytes (0: nothing
+ * usable), *nrec its records; what the decoder makes of it is what it makes
+ * of data. *batch is data itself when every record is kept, else scratch
+ * (size bytes at least), where they were copied. */
+int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size, void *scratch,
+		   const void **batch, size_t *kept,
 		   unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad, br_error *err);
 
 /* The end of a read round: flushed[cpu] says the round's flush of that

@@ -15,17 +15,12 @@ static void part_base(char *out, size_t size, const char *split_base)
 	snprintf(out, size, "%.1000s.part", split_base);
 }
 
-static void cpu_path(char *out, size_t size, const char *base, unsigned cpu)
-{
-	snprintf(out, size, "%.1000s.blktrace.%u", base, cpu);
-}
-
 /* Remove base.blktrace.<from>, <from+1>, ... up to the first missing one. */
 static void remove_from(const char *base, unsigned from)
 {
 	char p[PATH_LEN];
 	for (unsigned cpu = from;; cpu++) {
-		cpu_path(p, sizeof p, base, cpu);
+		br_split_path(p, sizeof p, base, cpu);
 		if (unlink(p) && errno == ENOENT)
 			break;
 	}
@@ -49,15 +44,15 @@ static int rename_split(const char *split_base, unsigned *nfiles, br_error *err)
 	part_base(pb, sizeof pb, split_base);
 	unsigned n = 0;
 	for (;; n++) {
-		cpu_path(from, sizeof from, pb, n);
+		br_split_path(from, sizeof from, pb, n);
 		if (access(from, F_OK))
 			break;
 	}
 	/* a set of an earlier capture with more CPUs: its extra files go */
 	remove_from(split_base, n);
 	for (unsigned cpu = n; cpu-- > 0;) {
-		cpu_path(from, sizeof from, pb, cpu);
-		cpu_path(to, sizeof to, split_base, cpu);
+		br_split_path(from, sizeof from, pb, cpu);
+		br_split_path(to, sizeof to, split_base, cpu);
 		if (rename(from, to))
 			return br_error_set(err, BR_ESYS, errno, to, -1, "cannot rename %s into place", from);
 	}

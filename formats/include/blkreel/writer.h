@@ -41,6 +41,10 @@ typedef struct br_writer_opts {
 int br_writer_open(br_writer **out, enum br_output_kind kind, const char *path,
 		   const br_writer_opts *opts, br_error *err);
 
+/* The name of cpu's file in the per-CPU set PATH (BR_OUT_SPLIT):
+ * "PATH.blktrace.<cpu>", cut to size. */
+void br_split_path(char *out, size_t size, const char *path, unsigned cpu);
+
 /* Guess the kind from an output name: "*.gz" → compressed, "*.iolog" →
  * fio iolog, "*.csv" → CSV, "*.perfetto.json" → Trace Event JSON,
  * otherwise a stream. (--split is asked for

@@ -51,7 +51,7 @@ static int open_cpu(split_writer *w, unsigned cpu, br_error *err)
 	}
 	if (!w->files[cpu].buf) {
 		char path[1024];
-		snprintf(path, sizeof path, "%s.blktrace.%u", w->base, cpu);
+		br_split_path(path, sizeof path, w->base, cpu);
 		int rc = br_fdout_open(&w->files[cpu], path, 256u << 10, err);
 		if (rc)
 			return rc;
@@ -97,11 +97,16 @@ static int split_close(void *state, br_error *err)
 	return first;
 }
 
+void br_split_path(char *out, size_t size, const char *path, unsigned cpu)
+{
+	snprintf(out, size, "%s.blktrace.%u", path, cpu);
+}
+
 static void split_remove(const char *path)
 {
 	char name[1024];
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
-		snprintf(name, sizeof name, "%s.blktrace.%u", path, cpu);
+		br_split_path(name, sizeof name, path, cpu);
 		if (unlink(name) != 0 && errno == ENOENT && cpu > 0)
 			break;
 	}

@@ -25,6 +25,9 @@ case "${1:-}" in
 		read -r cp cf cs <"$c"
 		p=$((p + cp)) f=$((f + cf)) s=$((s + cs))
 	done
+	# where the time went (make check is held to 15 minutes on 2 cores in CI)
+	cat build/*/reports/times.txt 2>/dev/null | sort -k3 -rn | head -n 6 |
+		awk '{ printf "%s%s %s %s s", (NR > 1 ? ", " : "slowest suites: "), $1, $2, $3 } END { if (NR) print "" }'
 	echo "check: $p passed, $f failed, $s skipped"
 	[ "$f" = 0 ]
 	exit ;;

@@ -6,7 +6,7 @@
 #   -H odd : the hog (two `yes >/dev/null`) runs beside odd-numbered runs (default)
 #   -x PAT : leave out suites whose path contains PAT (repeatable)
 #   -k K   : the kernel suites of K runs share one lock hold (default 1)
-# Suites that touch the kernel (tests/capture/*, names with "kernel") run
+# Kernel suites (tests/run-suites.sh --kernel: built with kernel_suite.h) run
 # under $SOAK_LOCK (default: flock ${TMPDIR:-/tmp}/blkreel-kernel.lock,
 # so that soaks on one machine take turns); the CPU-only
 # suites of the same runs go before it, without the lock.
@@ -36,8 +36,7 @@ for bin in build/"$variant"/tests/*/test_*; do
 	skip=0
 	for x in "${excludes[@]}"; do case $bin in *"$x"*) skip=1 ;; esac; done
 	[ $skip = 1 ] && continue
-	name=${bin#build/$variant/tests/}
-	case $name in capture/*|*kernel*) kern+=("$bin") ;; *) cpu+=("$bin") ;; esac
+	if tests/run-suites.sh --kernel "$bin"; then kern+=("$bin"); else cpu+=("$bin"); fi
 done
 [ ${#cpu[@]} -gt 0 ] || [ ${#kern[@]} -gt 0 ] || { echo "soak: no test binaries in build/$variant (make tests VARIANT=$variant)" >&2; exit 1; }
 mkdir -p "$logdir"

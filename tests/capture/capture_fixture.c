@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernel_suite.h"
 #include "testutil.h"
 /* the tool's own mount logic, so the tests set up exactly what it would */
 #include "../../capture/fs_mount.c"
@@ -98,13 +99,16 @@ void cf_kernel_test(unsigned mib)
 		cr_skip_test("the kernel has no tracefs (not in /proc/filesystems)");
 	if (!tu_have("losetup"))
 		cr_skip_test("no losetup");
+	/* The lock first: whether tracefs is mounted is machine-wide state, so
+	 * it is looked at, mounted and (in teardown) unmounted only while we
+	 * hold the tracer lock, never under another holder's feet. */
+	cf.lock = tu_tracer_lock();
+	cr_assert_geq(cf.lock, 0, "cannot take the tracer lock");
 	/* what the tool does when tracefs is not mounted; teardown unmounts it */
 	br_error err;
 	int rc = cap_fs_mount_if_absent(TRACEFS, "current_tracer", "tracefs", &cf.mounted_tracefs, &err);
 	char msg[1200];
 	cr_assert_eq(rc, 0, "cannot mount tracefs: %s", br_error_format(&err, msg, sizeof msg));
-	cf.lock = tu_tracer_lock();
-	cr_assert_geq(cf.lock, 0, "cannot take the tracer lock");
 	cf.dir = tu_tmpdir();
 	cr_assert_not_null(cf.dir);
 	cr_assert_eq(tu_loop_create(cf.dir, "disk.img", mib, cf.loop, sizeof cf.loop), 0,

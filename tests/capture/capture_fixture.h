@@ -32,9 +32,12 @@ void cf_setup(void);
 void cf_teardown(void);
 
 /* Skips the test (cr_skip_test) only where the machine cannot: not root, no
- * tracefs in the kernel, no losetup. Mounts tracefs when it is not mounted
- * (with the tool's own code, capture/fs_mount.c), takes the tracer lock and
- * creates a loop device over a sparse file of mib MiB. */
+ * tracefs in the kernel, no losetup. Takes the tracer lock, then mounts
+ * tracefs when it is not mounted (with the tool's own code,
+ * capture/fs_mount.c; teardown unmounts it before letting the lock go) and
+ * creates a loop device over a sparse file of mib MiB. A suite using this
+ * fixture runs one test at a time and one kernel suite at a time
+ * (tests/common/kernel_suite.h). */
 void cf_kernel_test(unsigned mib);
 
 /* One more loop device of ours (a sparse file in cf.dir, detached at

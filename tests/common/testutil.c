@@ -262,15 +262,36 @@ bool tu_have(const char *prog)
 	return system(cmd) == 0;
 }
 
+/* An exclusive flock on /run/lock/NAME (/tmp/NAME where /run/lock is not
+ * writable), waiting as long as it takes; -1 when it cannot be opened. */
+static int lock_file(const char *name, bool say_wait)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/run/lock/%s", name);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(path, sizeof path, "/tmp/%s", name);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		return -1;
+	if (say_wait && flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (say_wait)
+		fprintf(stderr, "[INFO] waiting for %s: another kernel suite is running\n", path);
+	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	return fd;
+}
+
 int tu_tracer_lock(void)
 {
-	int fd = open("/run/lock/blkreel-tracer.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		fd = open("/tmp/blkreel-tracer.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-			;
-	return fd;
+	return lock_file("blkreel-tracer.lock", false);
+}
+
+int tu_kernel_suite_lock(void)
+{
+	return lock_file("blkreel-kernel-suites.lock", true);
 }
 
 void tu_tracer_unlock(int fd)

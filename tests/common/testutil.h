@@ -65,4 +65,10 @@ bool tu_have(const char *prog);
 int tu_tracer_lock(void);
 void tu_tracer_unlock(int fd);
 
+/* Held by a kernel suite's runner while its tests run (kernel_suite.h):
+ * flock on /run/lock/blkreel-kernel-suites.lock, so two kernel suites never
+ * overlap, however they are started. Says on stderr whom it waits for.
+ * Release with tu_tracer_unlock. */
+int tu_kernel_suite_lock(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "tracegen.h"
 

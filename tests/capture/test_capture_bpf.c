@@ -3,8 +3,9 @@
  * wakeups on), the same events as the perf backend for the same IO, drops
  * counted and failing the run, nothing of ours left in the kernel after a
  * kill -9, two captures at once, -a / --pid / LBA filters applied in the
- * kernel (the lean mode loads only its programs), and a machine without BTF
- * or BPF permission handled in one line. */
+ * kernel (the lean mode loads only its programs), the bench's clock floor
+ * (the same programs, each only reading the clock, no record), and a
+ * machine without BTF or BPF permission handled in one line. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdint.h>

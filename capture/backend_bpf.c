@@ -101,10 +101,11 @@ typedef struct bpf_state {
 } bpf_state;
 
 /* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
- * away (discard), or decoded into events and thrown away (decode), instead
- * of going to the sink. The capture then records nothing: only to split the
- * cost between the kernel, the rings and the sink. */
-enum { USER_SINK, USER_DISCARD, USER_DECODE };
+ * away (discard), decoded into events and thrown away (decode), walked as
+ * the raw spool walks them and thrown away (walk), or spooled raw without
+ * the walk (nowalk: no check, no names), instead of the usual path. Only to
+ * split the cost between the kernel, the rings, the walk and the spool. */
+enum { USER_SINK, USER_DISCARD, USER_DECODE, USER_WALK, USER_NOWALK };
 
 /* libbpf's messages: keep the last warning, so a failure can be said in one
  * line instead of libbpf's multi-line verifier dump on stderr. libbpf's print
@@ -195,7 +196,9 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	s->rodata->end_lba = cfg->end_lba;
 	s->rodata->per_cpu_rings = !env_is("BLKREEL_BPF_RING", "shared");
 	s->rodata->wakeup = st->wakeup;
-	s->rodata->empty = env_is("BLKREEL_BPF_EMPTY", "1");
+	s->rodata->empty = env_is("BLKREEL_BPF_EMPTY", "1")	   ? BCR_EMPTY_RETURN
+			   : env_is("BLKREEL_BPF_EMPTY", "clock") ? BCR_EMPTY_CLOCK
+								  : 0;
 	s->rodata->noring = env_is("BLKREEL_BPF_NORING", "1");
 	s->rodata->staging = st->staging;
 	s->rodata->pair_cost = env_is("BLKREEL_BPF_PAIRCOST", "1");
@@ -319,6 +322,17 @@ static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 	return cap_sink_raw_frame(st->sink, RAW_BATCH, batch, kept, nrec, st->err);
 }
 
+/* USER_WALK: what the raw spool's walk reads of a record, kept from being
+ * optimised away. */
+static int walk_only(void *arg, const void *rec, size_t size, br_error *err)
+{
+	(void)size;
+	(void)err;
+	bpf_state *st = arg;
+	st->discarded_time ^= ((const struct bcr_event *)rec)->pid;
+	return 0;
+}
+
 /* A ring record: a batch of events of one CPU. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -334,7 +348,17 @@ static int on_record(void *ctx, void *data, size_t size)
 		data = st->spoiled;
 	}
 	int rc;
-	if (st->raw) {
+	if (st->user_stage == USER_WALK) {
+		bpf_bad bad = { 0 };
+		const void *batch;
+		size_t kept;
+		unsigned nrec;
+		rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &batch, &kept,
+				    &nrec, walk_only, st, &bad, st->err);
+	} else if (st->user_stage == USER_NOWALK) {
+		const struct bcr_batch *b = data;
+		rc = size < sizeof *b ? 0 : cap_sink_raw_frame(st->sink, RAW_BATCH, data, size, b->nrec, st->err);
+	} else if (st->raw) {
 		rc = spool_raw(st, data, size);
 	} else {
 		bpf_bad bad = { 0 };
@@ -407,6 +431,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	st->staging = !env_is("BLKREEL_BPF_STAGE", "0");
 	st->user_stage = env_is("BLKREEL_BPF_USER", "discard")  ? USER_DISCARD
 			 : env_is("BLKREEL_BPF_USER", "decode") ? USER_DECODE
+			 : env_is("BLKREEL_BPF_USER", "walk")   ? USER_WALK
+			 : env_is("BLKREEL_BPF_USER", "nowalk") ? USER_NOWALK
 								 : USER_SINK;
 	st->raw_tp = env_is("BLKREEL_BPF_ATTACH", "raw_tp");
 	rc = load(st, args, use, st->raw_tp, ring_bytes, err);
@@ -486,7 +512,7 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 	st->sink = sink;
 	st->err = err;
 	st->rc = 0;
-	st->raw = cap_sink_is_raw(sink) && st->user_stage == USER_SINK;
+	st->raw = cap_sink_is_raw(sink) && (st->user_stage == USER_SINK || st->user_stage == USER_NOWALK);
 	uint64_t flushed_before = flush_stages(st);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)
@@ -559,7 +585,8 @@ static size_t bpf_raw_header(void *vst, void *buf, size_t size)
 	bpf_state *st = vst;
 	const cap_config *cfg = st->cfg;
 	size_t need = raw_pad8((uint32_t)(sizeof(raw_header) + 4 * cfg->ndevices));
-	if (st->user_stage != USER_SINK || env_is("BLKREEL_BPF_SPOOL", "events") || size < need ||
+	if ((st->user_stage != USER_SINK && st->user_stage != USER_NOWALK) || env_is("BLKREEL_BPF_SPOOL", "events") ||
+	    size < need ||
 	    cfg->ncpu > 1024)
 		return 0;
 	raw_header h = { .header_bytes = (uint32_t)need, .version = RAW_VERSION, .ncpu = cfg->ncpu,

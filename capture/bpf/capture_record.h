@@ -74,6 +74,12 @@ static inline int bcr_has_payload(unsigned kind)
 	       kind == BCR_UNPLUG_TIMER;
 }
 
+/* The bench's floors (BLKREEL_BPF_EMPTY): programs that return at once
+ * (=1), or that only read the clock once, as each record needs, and store
+ * it in a per-CPU slot (=clock). Neither writes a record. */
+#define BCR_EMPTY_RETURN 1u
+#define BCR_EMPTY_CLOCK 2u
+
 #define BCR_MAX_DEVS 64
 #define BCR_STAGE_BIO 1u /* bio events: the device (partition) the bio was sent to */
 #define BCR_STAGE_RQ 2u  /* request events: the whole disk's dev_t */

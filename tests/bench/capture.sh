@@ -8,13 +8,18 @@
 #   MODES="none bpf bpf-shared" tests/bench/capture.sh   (a subset, or the variants below)
 # Modes: none; bpf (full: records spooled raw, events made after tracing); bpf-live (the same,
 # events made while tracing: the path to stdout, BLKREEL_BPF_SPOOL=events); bpf-ic (-a
-# issue,complete); bpf-floor (the same tracepoints, programs that return at once); bpf-shared (one
-# ring for all CPUs); bpf-wakeup (a wakeup per record, read on poll); bpf-nonames (no pid->comm
-# map); bpf-nosync (no fdatasync of the spool); perf; tracefs; blktrace.
+# issue,complete); the floors: bpf-floor (the same tracepoints, programs that return at once),
+# bpf-clockfloor (programs that only read the clock once per event, as every record needs, and
+# store it), bpf-ic-floor and bpf-ic-clockfloor (the same for the lean mode's programs); bpf-shared
+# (one ring for all CPUs); bpf-wakeup (a wakeup per record, read on poll); bpf-nonames (no
+# pid->comm map); bpf-nosync (no fdatasync of the spool); bpf-tmpfs (the full capture with its
+# output and spool on /dev/shm instead of the bench's /var/tmp); perf; tracefs; blktrace.
 # Where the full capture's cost goes (each records less than the one after it; only for measuring):
 # bpf-noring (programs do everything but write the record), bpf-discard (records read from the
-# rings and thrown away), bpf-decode (decoded into events, thrown away), bpf-nomerge (the live
-# path written to the spool as read, no reorder merge: the file is out of order), then bpf-live.
+# rings and thrown away), bpf-walk (walked as the raw spool walks them, nothing spooled),
+# bpf-nowalk (spooled raw without the walk: no checks, no names), bpf-decode (decoded into events,
+# thrown away), bpf-nomerge (the live path written to the spool as read, no reorder merge: the file
+# is out of order), then bpf-live.
 # Per traced mode: events/s recorded, drops, and the capture process's own CPU (user + system,
 # from /proc/PID/stat while fio runs) per million events; then what it spends after tracing
 # stopped (its own count, getrusage: converting raw records, compressing) per million events and
@@ -33,7 +38,7 @@ read -r -a MODES <<<"${MODES:-none bpf bpf-ic bpf-floor perf tracefs blktrace}"
 exec 9>/run/lock/blkreel-tracer.lock
 flock 9
 
-TMP="" LOOP="" SHM="" DEBUGFS_MOUNTED=0 CAPPID=""
+TMP="" SHMOUT="" LOOP="" SHM="" DEBUGFS_MOUNTED=0 CAPPID=""
 cleanup() {
     set +e
     [[ -n $CAPPID ]] && kill -INT "$CAPPID" 2>/dev/null && wait "$CAPPID"
@@ -41,12 +46,14 @@ cleanup() {
     [[ -n $LOOP ]] && losetup -d "$LOOP"
     [[ -n $SHM ]] && rm -f "$SHM"
     [[ -n $TMP ]] && rm -rf "$TMP"
+    [[ -n $SHMOUT ]] && rm -rf "$SHMOUT"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 TMP=$(mktemp -d /var/tmp/blkreel-bench.XXXXXX)
+SHMOUT=$(mktemp -d /dev/shm/blkreel-bench-out.XXXXXX) # bpf-tmpfs's output
 SHM=$(mktemp /dev/shm/blkreel-bench.XXXXXX)
 truncate -s 1G "$SHM"
 dd if=/dev/urandom of="$SHM" bs=1M count=1024 conv=notrunc status=none
@@ -64,17 +71,17 @@ declare -A IOPS EVENTS DROPS NOTE CPUPM RATE AFTERPM FINISH
 capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
     case $1 in
     bpf) echo "--backend bpf" ;;
-    bpf-ic) echo "--backend bpf -a issue,complete" ;;
-    bpf-floor) echo "--backend bpf" ;;
-    bpf-shared) echo "--backend bpf" ;;
-    bpf-wakeup) echo "--backend bpf" ;;
+    bpf-ic | bpf-ic-*) echo "--backend bpf -a issue,complete" ;;
     bpf-*) echo "--backend bpf" ;;
     *) echo "--backend $1" ;;
     esac
 }
 capture_env() {
     case $1 in
-    bpf-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    bpf-floor | bpf-ic-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    bpf-clockfloor | bpf-ic-clockfloor) echo "BLKREEL_BPF_EMPTY=clock" ;;
+    bpf-walk) echo "BLKREEL_BPF_USER=walk" ;;
+    bpf-nowalk) echo "BLKREEL_BPF_USER=nowalk" ;;
     bpf-shared) echo "BLKREEL_BPF_RING=shared" ;;
     bpf-wakeup) echo "BLKREEL_BPF_WAKEUP=1" ;;
     bpf-nonames) echo "BLKREEL_BPF_NAMES=0" ;;
@@ -90,9 +97,10 @@ capture_env() {
     esac
 }
 run_traced() { # run_traced MODE: the capture in the background, fio beside it
-    local m=$1; local out=$TMP/$m.err iops t0 t1 ev
+    local m=$1; local out=$TMP/$m.err iops t0 t1 ev dir=$TMP
+    [[ $m == bpf-tmpfs ]] && dir=$SHMOUT
     # shellcheck disable=SC2046
-    env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$TMP/$m" 2>"$out" &
+    env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$dir/$m" 2>"$out" &
     CAPPID=$!
     for _ in $(seq 100); do grep -qs "tracing $(basename "$LOOP")" "$out" && break; kill -0 "$CAPPID" 2>/dev/null || break; sleep 0.05; done
     if ! kill -0 "$CAPPID" 2>/dev/null; then wait "$CAPPID" || true; CAPPID=""; NOTE[$m]="failed: $(tail -1 "$out")"; return; fi
@@ -109,7 +117,7 @@ run_traced() { # run_traced MODE: the capture in the background, fio beside it
     # "own CPU A s while tracing, B s after it (C s to finish the file...)"
     AFTERPM[$m]="${AFTERPM[$m]:-} $(sed -n 's/.*while tracing, \([0-9.]*\) s after it.*/\1/p' "$out" | awk -v e="$ev" '{ if (e > 0) printf "%.3f", $1 / e * 1e6; else print "-" }')"
     FINISH[$m]="${FINISH[$m]:-} $(sed -n 's/.*s after it (\([0-9.]*\) s to finish.*/\1/p' "$out")"
-    rm -f "$TMP/$m".blktrace*
+    rm -f "$dir/$m".blktrace*
 }
 run_mode() {
     local m=$1; local out=$TMP/$m.err
@@ -162,12 +170,12 @@ echo
 echo "fio randread 4 KiB QD32 libaio O_DIRECT, ${RUNTIME} s x $ROUNDS rounds, $LOOP over /dev/shm, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IOPS per round: $(for m in "${MODES[@]}"; do [[ -n ${NOTE[$m]:-} ]] || printf '%s:%s ' "$m" "$(echo ${IOPS[$m]} | tr ' ' ',')"; done)"
 paired() { echo "${LOSS[$1]:-}"; } # paired MODE -> its losses (1 - traced/untraced beside it), in %
-printf '%-12s %10s %12s %14s %12s %10s %10s %8s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "after s/M" "finish s" "drops per run / note"
+printf '%-18s %10s %12s %14s %12s %10s %10s %8s  %s\n' mode "IOPS(med)" "paired loss" "loss range" "events/s" "CPU s/M ev" "after s/M" "finish s" "drops per run / note"
 for m in "${MODES[@]}"; do
-    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-12s %10s %12s %14s %12s %10s %10s %8s  %s\n' "$m" - - - - - - - "${NOTE[$m]}"; continue; fi
+    if [[ -n ${NOTE[$m]:-} ]]; then printf '%-18s %10s %12s %14s %12s %10s %10s %8s  %s\n' "$m" - - - - - - - "${NOTE[$m]}"; continue; fi
     med=$(echo "${IOPS[$m]}" | median)
     if [[ $m == none ]]; then pl=0 pr=-; else pl=$(paired "$m" | median)% pr=$(paired "$m" | range); fi
-    printf '%-12s %10.0f %12s %14s %12s %10s %10s %8s  %s\n' "$m" "$med" "$pl" "$pr" "$(echo "${RATE[$m]:-}" | median)" \
+    printf '%-18s %10.0f %12s %14s %12s %10s %10s %8s  %s\n' "$m" "$med" "$pl" "$pr" "$(echo "${RATE[$m]:-}" | median)" \
         "$(echo "${CPUPM[$m]:-}" | median)" "$(echo "${AFTERPM[$m]:-}" | median)" "$(echo "${FINISH[$m]:-}" | median)" \
         "$(echo ${DROPS[$m]:-} | tr ' ' ' ')"
 done

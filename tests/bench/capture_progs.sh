@@ -7,6 +7,8 @@
 #   VARIANTS="full ic floor" tests/bench/capture_progs.sh
 #   BASELINE_CAP=/path/to/old/blkreel-capture VARIANTS="full base:full" tests/bench/capture_progs.sh
 # A variant is [base:]NAME, NAME one of: full, ic (-a issue,complete), floor (empty programs),
+# clockfloor (programs that only read the clock once and store it: BLKREEL_BPF_EMPTY=clock),
+# ic-floor, ic-clockfloor (the same two for the lean mode's programs),
 # noring, perevent (BLKREEL_BPF_STAGE=0), shared (one ring), direct3 (BLKREEL_BPF_DIRECT_EVERY=3),
 # other (traces a second, idle loop device: what the programs cost on the events they drop),
 # ring<SIZE> (-b SIZE -n 1: rings of that size per CPU, e.g. ring1M);
@@ -66,7 +68,8 @@ sysctl -q kernel.bpf_stats_enabled=1
 
 variant_env() {
     case ${1##*:} in
-    floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    floor | ic-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    clockfloor | ic-clockfloor) echo "BLKREEL_BPF_EMPTY=clock" ;;
     noring) echo "BLKREEL_BPF_NORING=1" ;;
     perevent) echo "BLKREEL_BPF_STAGE=0" ;;
     shared) echo "BLKREEL_BPF_RING=shared" ;;
@@ -77,7 +80,7 @@ variant_env() {
 }
 variant_args() {
     case ${1##*:} in
-    ic) echo "-a issue,complete" ;;
+    ic | ic-*) echo "-a issue,complete" ;;
     ring*) local n=${1##*:}; echo "-b ${n#ring} -n 1" ;;
     esac
 }

@@ -3,15 +3,18 @@
  * wakeups on), the same events as the perf backend for the same IO, drops
  * counted and failing the run, nothing of ours left in the kernel after a
  * kill -9, two captures at once, -a / --pid / LBA filters applied in the
- * kernel (the lean mode loads only its programs), and a machine without BTF
- * or BPF permission handled in one line. */
+ * kernel (the lean mode loads only its programs), the bench's clock floor
+ * (the same programs, each only reading the clock, no record), and a
+ * machine without BTF or BPF permission handled in one line. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -584,6 +587,125 @@ Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
 	size_t dc = count_action(text, "D") + count_action(text, "C") + count_action(text, "m");
 	cr_expect_eq(dc, c.lines, "lean: %zu lines besides D, C and the drops message", c.lines - dc);
 	free(text);
+}
+
+/* Names of the programs a capture holds, each followed by a space. */
+static size_t prog_names(pid_t pid, char *names, size_t size)
+{
+	unsigned progs[64];
+	size_t np = bpf_ids(pid, "prog_id", progs, 64);
+	names[0] = 0;
+	for (size_t i = 0; i < np; i++) {
+		char *out = NULL;
+		tu_runf(&out, NULL, NULL, "bpftool prog show id %u | sed -n 's/.* name \\([^ ]*\\) .*/\\1/p' | tr -d '\\n'",
+			progs[i]);
+		snprintf(names + strlen(names), size - strlen(names), "%s ", out ? out : "?");
+		free(out);
+	}
+	return np;
+}
+
+/* The latest time a CPU's clock_slot holds (0: none, or no such map of this capture's). */
+static uint64_t clock_slot_latest(pid_t pid)
+{
+	unsigned maps[64];
+	size_t nm = bpf_ids(pid, "map_id", maps, 64);
+	uint64_t latest = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (tu_runf(NULL, NULL, NULL, "bpftool map show id %u | grep -q ' name clock_slot '", maps[i]) != 0)
+			continue;
+		char *out = NULL;
+		tu_runf(&out, NULL, NULL, "bpftool -j map dump id %u | grep -o '\"cpu\":[0-9]*,\"value\":[0-9]*' | "
+			"sed 's/.*://'", maps[i]);
+		for (char *save, *tok = out ? strtok_r(out, "\n", &save) : NULL; tok; tok = strtok_r(NULL, "\n", &save)) {
+			uint64_t v = strtoull(tok, NULL, 10);
+			latest = v > latest ? v : latest;
+		}
+		free(out);
+	}
+	return latest;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The bench's clock floor (BLKREEL_BPF_EMPTY=clock) for one action set:
+ * the programs that set loads, attached, each storing the clock in its
+ * CPU's slot (bpf_ktime_get_ns: CLOCK_MONOTONIC), and no event written. */
+static void clock_floor_run(const char *name, const char *mask, const char *const *want, size_t nwant)
+{
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, name);
+	setenv("BLKREEL_BPF_EMPTY", "clock", 1);
+	uint64_t t0 = monotonic_ns();
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf %s --no-progress -d %s -o '%s/%s' -- sh -c "
+				  "'dd if=/dev/zero of=%s bs=4k count=50 oflag=direct status=none; sleep 3'",
+				  mask, cf.loop, cf.dir, name, cf.loop);
+	unsetenv("BLKREEL_BPF_EMPTY");
+	cr_assert(wait_tracing(pid, errpath), "%s: capture did not start", name);
+	char names[512];
+	unsigned links[64];
+	size_t np = prog_names(pid, names, sizeof names), nl = bpf_ids(pid, "link_id", links, 64);
+	uint64_t latest = 0;
+	for (int i = 0; i < 100 && latest < t0; i++) {
+		latest = clock_slot_latest(pid);
+		if (latest < t0)
+			usleep(25 * 1000);
+	}
+	uint64_t t1 = monotonic_ns();
+	int rc = cf_wait(pid);
+	char *err = tu_read_text(errpath);
+	cr_assert_eq(rc, 0, "%s: exit %d: %s", name, rc, err);
+	cr_expect_eq(np, nwant, "%s: %zu programs loaded, want %zu: %s", name, np, nwant, names);
+	for (size_t i = 0; i < nwant; i++) {
+		char key[40];
+		snprintf(key, sizeof key, "%s ", want[i]);
+		cr_expect(strstr(names, key) != NULL, "%s: %s not loaded: %s", name, want[i], names);
+	}
+	/* every program is attached but blkr_flush, which user space runs itself */
+	cr_expect_eq(nl + 1, np, "%s: %zu links for %zu programs", name, nl, np);
+	cr_expect(latest >= t0 && latest <= t1, "%s: the clock slot holds %llu, not a time in [%llu, %llu]", name,
+		  (unsigned long long)latest, (unsigned long long)t0, (unsigned long long)t1);
+	cr_expect(strstr(err, ": 0 events") != NULL, "%s: the clock floor wrote events: %s", name, err);
+	free(err);
+	char *text = parse_capture(name);
+	cf_counts c;
+	cf_count(text, &c);
+	/* the one message record (m: drops) only */
+	cr_expect_eq(count_action(text, "m"), 1, "%s: no drops record", name);
+	cr_expect_eq(c.lines, 1, "%s: %zu lines besides the drops message", name, c.lines - 1);
+	free(text);
+}
+
+Test(capture_bpf, clock_floor_programs_load_attach_read_the_clock_and_write_no_events)
+{
+	bpf_test(64);
+	static const char *const full[] = { "blkr_queue", "blkr_getrq", "blkr_plug", "blkr_unplug", "blkr_issue",
+					    "blkr_complete", "blkr_bdone", "blkr_flush" };
+	/* the full set, as a capture without the knob loads it */
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/real.err", cf.dir);
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/real' -- sleep 1", cf.loop, cf.dir);
+	cr_assert(wait_tracing(pid, errpath), "capture did not start");
+	char names[512];
+	size_t np = prog_names(pid, names, sizeof names);
+	cr_assert_eq(cf_wait(pid), 0, "the real capture failed");
+	cr_assert_geq(np, sizeof full / sizeof full[0], "the real capture loaded %zu programs: %s", np, names);
+	const char *set[64];
+	char *save, *copy = strdup(names);
+	size_t n = 0;
+	for (char *tok = strtok_r(copy, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+		set[n++] = tok;
+	for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
+		cr_expect(strstr(names, full[i]) != NULL, "the real capture lacks %s: %s", full[i], names);
+	clock_floor_run("clockfull", "", set, n);
+	free(copy);
+	static const char *const lean[] = { "blkr_issue", "blkr_complete", "blkr_bdone", "blkr_flush" };
+	clock_floor_run("clocklean", "-a issue,complete", lean, sizeof lean / sizeof lean[0]);
 }
 
 Test(capture_bpf, no_btf_says_why_in_one_line_and_automatic_choice_moves_on)

@@ -56,6 +56,13 @@ typedef struct cap_backend_ops {
 	 * unknown kind or device, damaged framing) and were left out. Lost
 	 * events like drops: stored in the drops record and failing the run. */
 	uint64_t (*bad_records)(void *st);
+	/* Optional, read after stop: events the kernel did not run our program
+	 * for (BPF's recursion guard skips a program already running on that
+	 * CPU, e.g. a completion inside a completion through an interrupt's
+	 * softirq, and counts it only in the program's recursion_misses). Said
+	 * in the drops record (missed=N) and the summary, not counted as lost:
+	 * the skipped run may have been for a device we do not trace. */
+	uint64_t (*missed)(void *st);
 	/* Process name for pid the backend knows (e.g. tracer's saved command
 	 * lines); may be NULL. Writes a NUL-terminated name, returns true if known. */
 	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);

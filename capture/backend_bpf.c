@@ -91,6 +91,7 @@ typedef struct bpf_state {
 	br_error *err;
 	int rc;
 	uint64_t bad;           /* records that did not pass the walk (bpf_bad): lost */
+	uint64_t missed;        /* runs the kernel's recursion guard skipped, read at stop */
 	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
@@ -402,6 +403,9 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 		st->devs[i] = cfg->devices[i].dev;
 	const char *spoil = getenv("BLKREEL_BPF_SPOIL_EVERY");
 	st->spoil_every = spoil ? (unsigned)strtoul(spoil, NULL, 10) : 0;
+	/* tests: as if the kernel had skipped this many runs (the report's path) */
+	const char *missed = getenv("BLKREEL_BPF_MISSED_ADD");
+	st->missed = missed ? strtoull(missed, NULL, 10) : 0;
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");
@@ -533,17 +537,40 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 	return rc < 0 ? rc : n;
 }
 
+/* The runs the kernel skipped for one attached program (its recursion guard,
+ * see backend.h's missed), as the kernel counts them; 0 where unknown. */
+static uint64_t program_misses(const bpf_state *st, size_t t)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%s%s", tp_defs[t].prog, st->raw_tp ? "_r" : "");
+	struct bpf_program *p = bpf_object__find_program_by_name(st->skel->obj, name);
+	struct bpf_prog_info info;
+	__u32 len = sizeof info;
+	memset(&info, 0, sizeof info);
+	if (!p || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 static int bpf_stop(void *vst, br_error *err)
 {
 	(void)err;
 	bpf_state *st = vst;
 	/* Detaching stops the programs; records already written stay in the rings. */
 	for (size_t t = 0; t < NTP; t++) {
+		if (!st->links[t])
+			continue;
 		bpf_link__destroy(st->links[t]);
 		st->links[t] = NULL;
+		st->missed += program_misses(st, t); /* final once detached */
 	}
 	st->stopped = true;
 	return 0;
+}
+
+static uint64_t bpf_missed(void *vst)
+{
+	return ((bpf_state *)vst)->missed;
 }
 
 static void bpf_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -618,6 +645,7 @@ const cap_backend_ops cap_backend_bpf = {
 	.stop = bpf_stop,
 	.drops = bpf_drops,
 	.bad_records = bpf_bad_records,
+	.missed = bpf_missed,
 	.comm = bpf_comm,
 	.close = bpf_close,
 	.raw_header = bpf_raw_header,

@@ -44,6 +44,7 @@ typedef struct session {
 	bool child_done;
 	uint64_t *drops;
 	uint64_t bad;        /* the backend's bad records, read at the end */
+	uint64_t missed;     /* runs of our programs the kernel skipped, read at the end */
 	bool has_bad_count;  /* the backend counts them (the drops record says bad=N) */
 	uint64_t t0;
 	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
@@ -168,8 +169,19 @@ static void drops_text(const session *s, uint64_t bad, char *buf, size_t size, u
 		*total += s->drops[c];
 	}
 	if (s->has_bad_count && n + 32 < size)
-		snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
+		n += (size_t)snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
 	*total += bad;
+}
+
+/* " missed=N" when the kernel skipped runs of our programs, else "". Only
+ * then, and after the backend's name, so the record's usual text stays as it
+ * was. Not counted as lost: a skipped run may as well have been for a device
+ * we do not trace (another disk's completion in the interrupt that nested). */
+static void missed_text(const session *s, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (s->missed)
+		snprintf(buf, size, " missed=%llu", (unsigned long long)s->missed);
 }
 
 static void status_line(session *s, br_progress *p, bool force)
@@ -311,8 +323,15 @@ static void summary(session *s, double secs)
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
-	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s\n", drops,
+	char missed[48];
+	missed_text(s, missed, sizeof missed);
+	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, missed,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
+	if (s->missed)
+		fprintf(stderr,
+			"blkreel-capture: warning: the kernel skipped %llu runs of our programs (BPF's recursion guard: a "
+			"program already running on that CPU); events of the traced devices may be among them\n",
+			(unsigned long long)s->missed);
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }
@@ -450,9 +469,11 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	s->be->drops(s->st, s->drops, s->cfg.ncpu);
 	s->has_bad_count = s->be->bad_records != NULL;
 	s->bad = bad_records(s);
-	char drops[512], note[600];
+	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
+	char drops[512], note[600], missed[48];
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
-	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)", drops, s->be->name);
+	missed_text(s, missed, sizeof missed);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, missed);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		say_error(NULL, &err);
 		ok = false;

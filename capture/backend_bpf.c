@@ -371,14 +371,20 @@ static int on_record(void *ctx, void *data, size_t size)
 	return rc < 0 ? rc : 0;
 }
 
+/* Tracepoint t's program in the loaded object (tp_btf, or its raw_tp twin). */
+static struct bpf_program *tp_program(const bpf_state *st, size_t t)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%s%s", tp_defs[t].prog, st->raw_tp ? "_r" : "");
+	return bpf_object__find_program_by_name(st->skel->obj, name);
+}
+
 static int attach(bpf_state *st, const bool *use, br_error *err)
 {
 	for (size_t t = 0; t < NTP; t++) {
 		if (!use[t])
 			continue;
-		char name[64];
-		snprintf(name, sizeof name, "%s%s", tp_defs[t].prog, st->raw_tp ? "_r" : "");
-		struct bpf_program *p = bpf_object__find_program_by_name(st->skel->obj, name);
+		struct bpf_program *p = tp_program(st, t);
 		st->links[t] = p ? bpf_program__attach(p) : NULL;
 		if (!st->links[t])
 			return br_error_set(err, BR_ESYS, errno, NULL, -1, "attaching to %s: %s", tp_defs[t].tp,
@@ -541,9 +547,7 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
  * see backend.h's missed), as the kernel counts them; 0 where unknown. */
 static uint64_t program_misses(const bpf_state *st, size_t t)
 {
-	char name[64];
-	snprintf(name, sizeof name, "%s%s", tp_defs[t].prog, st->raw_tp ? "_r" : "");
-	struct bpf_program *p = bpf_object__find_program_by_name(st->skel->obj, name);
+	struct bpf_program *p = tp_program(st, t);
 	struct bpf_prog_info info;
 	__u32 len = sizeof info;
 	memset(&info, 0, sizeof info);

@@ -169,7 +169,7 @@ static void drops_text(const session *s, uint64_t bad, char *buf, size_t size, u
 		*total += s->drops[c];
 	}
 	if (s->has_bad_count && n + 32 < size)
-		n += (size_t)snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
+		snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
 	*total += bad;
 }
 

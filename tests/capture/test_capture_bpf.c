@@ -382,12 +382,21 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 	usleep(300 * 1000); /* let fio's children end before teardown detaches */
 }
 
-/* Q and C event lines (the action field, as count_action reads it) of
- * blkparse's output of a shell command, counted in the pipe: a recovered 3 s
+/* Event lines of blkparse's output of a shell command, counted by action
+ * (the action field, as count_action reads it) in the pipe: a recovered 3 s
  * QD32 capture is millions of lines, which cost more to hold and scan here
- * than blkparse takes to print. *drops0: the drops record with cpu0=0 is
- * there. Fails the test when blkparse fails. */
-static void count_q_c(size_t *q, size_t *c, bool *drops0, const char *fmt, ...)
+ * than blkparse takes to print. Every action is counted, with the sectors
+ * queued and completed, so a file that is not whole says how (a merge, a
+ * split, a lost completion) and not only that Q and C differ. Fails the test
+ * when blkparse fails. */
+typedef struct action_counts {
+	unsigned long long q, g, m, f, i, d, c, p, u, x, q_sectors, c_sectors;
+	bool drops_record;  /* the drops record is there */
+	bool drops_nonzero; /* ... and counts a lost event on some CPU, or a bad record */
+	char text[512];     /* all of it, for the failure messages */
+} action_counts;
+
+static void count_actions(action_counts *n, const char *fmt, ...)
 {
 	char cmd[2048];
 	va_list ap;
@@ -396,19 +405,33 @@ static void count_q_c(size_t *q, size_t *c, bool *drops0, const char *fmt, ...)
 	va_end(ap);
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
-			 "{ %s || echo blkparse-failed; } | awk '/^blkparse-failed$/ {bad = 1} /blkreel: drops cpu0=0/ {d = 1} "
-			 "$1 ~ /^[0-9]+,[0-9]+$/ && NF >= 6 && $6 == \"Q\" {q++} "
-			 "$1 ~ /^[0-9]+,[0-9]+$/ && NF >= 6 && $6 == \"C\" {c++} END {print bad + 0, q + 0, c + 0, d + 0}'",
+			 "{ %s || echo blkparse-failed; } | awk '/^blkparse-failed$/ {bad = 1} "
+			 "/blkreel: drops / {d = 1; if ($0 ~ /cpu[0-9]+=[1-9]/ || $0 !~ / bad=0 /) lost = 1; "
+			 "note = substr($0, index($0, \"blkreel: drops \"))} "
+			 "$1 ~ /^[0-9]+,[0-9]+$/ && NF >= 6 {n[$6]++; if ($9 == \"+\" && $6 == \"Q\") qs += $10; "
+			 "if ($9 == \"+\" && $6 == \"C\") cs += $10} "
+			 "END {print bad + 0, n[\"Q\"] + 0, n[\"G\"] + 0, n[\"M\"] + 0, n[\"F\"] + 0, n[\"I\"] + 0, "
+			 "n[\"D\"] + 0, n[\"C\"] + 0, n[\"P\"] + 0, n[\"U\"] + 0, n[\"X\"] + 0, qs + 0, cs + 0, d + 0, lost + 0; "
+			 "print note}'",
 			 cmd);
-	unsigned failed = 1, has = 0;
-	unsigned long long nq = 0, nc = 0;
-	cr_assert(rc == 0 && out && sscanf(out, "%u %llu %llu %u", &failed, &nq, &nc, &has) == 4,
+	unsigned failed = 1, has = 0, lost = 0;
+	memset(n, 0, sizeof *n);
+	cr_assert(rc == 0 && out &&
+			  sscanf(out, "%u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %u", &failed, &n->q,
+				 &n->g, &n->m, &n->f, &n->i, &n->d, &n->c, &n->p, &n->u, &n->x, &n->q_sectors,
+				 &n->c_sectors, &has, &lost) == 15,
 		  "counting events of '%s' failed (%d): %s", cmd, rc, out ? out : "");
 	cr_assert_eq(failed, 0, "'%s' failed", cmd);
+	const char *note = strchr(out, '\n');
+	note = note ? note + 1 : "";
+	snprintf(n->text, sizeof n->text,
+		 "Q %llu G %llu M %llu F %llu I %llu D %llu C %llu P %llu U %llu X %llu, sectors queued %llu completed "
+		 "%llu; %.*s",
+		 n->q, n->g, n->m, n->f, n->i, n->d, n->c, n->p, n->u, n->x, n->q_sectors, n->c_sectors,
+		 (int)strcspn(note, "\n"), *note ? note : "no drops record");
 	free(out);
-	*q = nq;
-	*c = nc;
-	*drops0 = has;
+	n->drops_record = has;
+	n->drops_nonzero = lost;
 }
 
 /* A kill -9 while the file is being finished (the raw spool being turned
@@ -453,18 +476,19 @@ static void kill9_while_finishing(bool split)
 	free(out);
 	cr_expect_neq(access(part, F_OK), 0, "the unfinished file is still there");
 	cr_expect_neq(access(spool, F_OK), 0, "the spool is still there");
-	size_t q, c;
-	bool drops0;
-	count_q_c(&q, &c, &drops0, "zcat '%s/fin.blktrace.gz' | blkparse -i -", cf.dir);
-	cr_expect_gt(q, 100000, "only %zu Q events in 3 s of QD32 reads", q);
-	cr_expect_eq(q, c, "%zu Q but %zu C events: the recovered file is not whole", q, c);
-	cr_expect(drops0, "the drops record written before the kill is lost");
+	action_counts n;
+	count_actions(&n, "zcat '%s/fin.blktrace.gz' | blkparse -i -", cf.dir);
+	cr_expect_gt(n.q, 100000, "only %llu Q events in 3 s of QD32 reads", n.q);
+	cr_expect_eq(n.q, n.c, "%llu Q but %llu C events: the recovered file is not whole (%s)", n.q, n.c, n.text);
+	cr_expect(n.drops_record, "the drops record written before the kill is lost (%s)", n.text);
+	/* every CPU's count, not only cpu0's: a lost event on any CPU (or a bad
+	 * record) is a capture that is not whole for a reason other than the kill */
+	cr_expect(!n.drops_nonzero, "the capture lost events before the kill (%s)", n.text);
 	if (split) {
-		size_t sq, sc;
-		bool set_drops0;
-		count_q_c(&sq, &sc, &set_drops0, "cd '%s' && blkparse -i fin", cf.dir);
-		cr_expect_eq(sq, q, "the set has %zu Q events, the .gz %zu", sq, q);
-		cr_expect_eq(sc, c, "the set has %zu C events, the .gz %zu", sc, c);
+		action_counts sn;
+		count_actions(&sn, "cd '%s' && blkparse -i fin", cf.dir);
+		cr_expect_eq(sn.q, n.q, "the set has %llu Q events, the .gz %llu (set: %s)", sn.q, n.q, sn.text);
+		cr_expect_eq(sn.c, n.c, "the set has %llu C events, the .gz %llu (set: %s)", sn.c, n.c, sn.text);
 		char *parts = NULL;
 		tu_runf(&parts, NULL, NULL, "ls '%s' | grep -c '[.]part'", cf.dir);
 		cr_expect(parts && atoi(parts) == 0, "%s .part files left", parts ? parts : "?");

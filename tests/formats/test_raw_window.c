@@ -30,7 +30,7 @@ typedef struct rec {
 } rec;
 
 static rec recs[NREC];
-static char texts[NREC][8];
+static char texts[NREC][24];
 static size_t expect[NREC]; /* arrival index of the k-th record out */
 
 static bool before(const rec *a, const rec *b)

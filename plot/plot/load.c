@@ -42,19 +42,39 @@ static void *marks_main(void *arg)
 	return NULL;
 }
 
+static int marks_hook(void *arg, const br_event *evs, int n, br_error *err)
+{
+	return plot_marks_add(arg, evs, n, err);
+}
+
+/* Reading one file of raw records is cheap (no inflating, merging or text
+ * parsing): then the reading thread has room for the marks, binned from
+ * the batch it just wrote while it is still in its core's cache, and the
+ * statistics (the longest job) get a core of their own instead of three
+ * busy threads sharing two. */
+static bool reading_is_cheap(const br_reader *r)
+{
+	const br_input_info *in = br_reader_ninputs(r) == 1 ? br_reader_input(r, 0) : NULL;
+	return in && (in->kind == BR_INPUT_STREAM || in->kind == BR_INPUT_CPUSET) && in->files == 1;
+}
+
 /* One pass over the trace: the reader decodes on a thread of its own (the
- * pipe), this one keeps the statistics and a third bins the marks, so the
- * calling thread's work is split over two cores. */
+ * pipe), this one keeps the statistics and the marks are binned on a third
+ * (or on the reader's, see reading_is_cheap), so the work is split over
+ * two cores. */
 static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 		br_progress *prog, br_error *err)
 {
 	br_event_pipe *pipe = NULL;
-	int rc = br_event_pipe_start_shared(&pipe, r, 2, err);
+	marks_job job = { .m = { .o = o, .t = t, .start = start } };
+	bool inl = reading_is_cheap(r);
+	br_event_pipe_hook hook = { marks_hook, &job.m };
+	int rc = br_event_pipe_start_hooked(&pipe, r, inl ? 1 : 2, inl ? &hook : NULL, err);
 	if (rc < 0)
 		return rc;
-	marks_job job = { .pipe = pipe, .m = { .o = o, .t = t, .start = start } };
+	job.pipe = pipe;
 	pthread_t marks_thread;
-	int e = pthread_create(&marks_thread, NULL, marks_main, &job);
+	int e = inl ? 0 : pthread_create(&marks_thread, NULL, marks_main, &job);
 	if (e) {
 		br_event_pipe_stop(pipe);
 		return br_error_set(err, BR_ESYS, e, t->path, -1, "cannot start a thread");
@@ -80,8 +100,11 @@ static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 		if (rc < 0)
 			break;
 	}
-	pthread_join(marks_thread, NULL);
+	if (!inl)
+		pthread_join(marks_thread, NULL);
 	br_event_pipe_stop(pipe);
+	if (inl && rc >= 0 && n >= 0)
+		job.rc = plot_marks_finish(&job.m, &job.err);
 	if (rc >= 0 && n < 0)
 		rc = n;
 	if (rc >= 0 && job.rc < 0) {

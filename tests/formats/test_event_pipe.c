@@ -424,3 +424,74 @@ Test(event_pipe, a_consumer_that_cancels_releases_the_other)
 	br_event_pipe_stop(p);
 	br_reader_close(r);
 }
+
+/* A hook on the reader thread: it sees each batch whole, in order, before
+ * the consumer gets it; a negative return ends the reading with its error
+ * after that batch. */
+typedef struct hook_log {
+	uint64_t seen;            /* events the hook saw */
+	uint64_t sum;             /* of time ^ sequence, in order */
+	uint64_t fail_after;      /* fail once this many were seen (0: never) */
+} hook_log;
+
+static int hook_fn(void *arg, const br_event *evs, int n, br_error *err)
+{
+	hook_log *h = arg;
+	for (int i = 0; i < n; i++)
+		h->sum = h->sum * 31 + (evs[i].time ^ evs[i].sequence);
+	__atomic_store_n(&h->seen, h->seen + (uint64_t)n, __ATOMIC_RELEASE);
+	if (h->fail_after && h->seen >= h->fail_after)
+		return br_error_set(err, BR_ENOMEM, 0, "hooked", 77, "the hook gave up");
+	return 0;
+}
+
+Test(event_pipe, a_hook_sees_every_batch_before_the_consumer)
+{
+	write_trace(200000);
+	br_reader *r = open_trace();
+	br_event_pipe *p;
+	br_error err;
+	hook_log h = { 0 };
+	br_event_pipe_hook hook = { hook_fn, &h };
+	cr_assert_eq(br_event_pipe_start_hooked(&p, r, 1, &hook, &err), 0);
+	const br_event *evs;
+	uint64_t count = 0, sum = 0;
+	int n;
+	while ((n = br_event_pipe_next(p, &evs, &err)) > 0) {
+		for (int i = 0; i < n; i++)
+			sum = sum * 31 + (evs[i].time ^ evs[i].sequence);
+		count += (uint64_t)n;
+		/* the hook ran on this batch already (it may be further on) */
+		cr_assert_geq(__atomic_load_n(&h.seen, __ATOMIC_ACQUIRE), count);
+	}
+	cr_expect_eq(n, 0);
+	br_event_pipe_stop(p);
+	cr_expect_eq(count, 200000);
+	cr_expect_eq(h.seen, count);
+	cr_expect_eq(h.sum, sum, "the hook saw the same events in the same order");
+	br_reader_close(r);
+}
+
+Test(event_pipe, a_hook_that_fails_ends_the_reading_with_its_error)
+{
+	write_trace(200000);
+	br_reader *r = open_trace();
+	br_event_pipe *p;
+	br_error err;
+	hook_log h = { .fail_after = 50000 };
+	br_event_pipe_hook hook = { hook_fn, &h };
+	cr_assert_eq(br_event_pipe_start_hooked(&p, r, 1, &hook, &err), 0);
+	const br_event *evs;
+	uint64_t count = 0;
+	int n;
+	while ((n = br_event_pipe_next(p, &evs, &err)) > 0)
+		count += (uint64_t)n;
+	cr_expect_eq(n, BR_ENOMEM);
+	cr_expect_str_eq(err.file, "hooked");
+	cr_expect_eq(err.offset, 77);
+	cr_expect_eq(count, h.seen, "the failing batch still went out, nothing after it");
+	cr_expect_lt(count, 200000);
+	cr_expect_eq(br_event_pipe_next(p, &evs, &err), BR_ENOMEM, "and it stays ended");
+	br_event_pipe_stop(p);
+	br_reader_close(r);
+}

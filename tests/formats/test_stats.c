@@ -15,6 +15,7 @@
 
 #include "blkreel/reader.h"
 #include "blkreel/stats.h"
+#include "stats/stats_internal.h" /* stats_hist_add2 */
 #include "plain_flight.h"
 #include "testutil.h"
 
@@ -797,4 +798,28 @@ Test(stats, in_flight_per_bucket_survives_coarsening)
 		cr_expect_eq(s.b[i].inflight_max, 2, "bucket %zu", i);
 	}
 	br_stats_series_free(&s);
+}
+
+/* A latency goes into the totals and its bucket with one bin worked out:
+ * the same histograms as two br_hist_add calls, edge values included. */
+Test(stats, adding_to_two_histograms_at_once_is_two_adds)
+{
+	static br_hist a1, b1, a2, b2;
+	br_hist_clear(&a1);
+	br_hist_clear(&b1);
+	br_hist_clear(&a2);
+	br_hist_clear(&b2);
+	br_hist_add(&b1, 5000);
+	br_hist_add(&b2, 5000); /* b already holds a value, a does not */
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = i < 4 ? (uint64_t[]){ 0, 1, UINT64_MAX, 1ull << 44 }[i] : x >> (x & 63);
+		stats_hist_add2(&a1, &b1, v);
+		br_hist_add(&a2, v);
+		br_hist_add(&b2, v);
+	}
+	cr_expect_eq(memcmp(&a1, &a2, sizeof a1), 0);
+	cr_expect_eq(memcmp(&b1, &b2, sizeof b1), 0);
+	cr_expect_eq(a1.count, 20000);
 }

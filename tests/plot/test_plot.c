@@ -1125,3 +1125,41 @@ Test(plot, io_panel_bands_give_the_same_pixels)
 		png_image_free(&y.img);
 	}
 }
+
+/* The marks are binned on the reading thread when the input is one file of
+ * raw records and on a thread of their own otherwise (a compressed file):
+ * the same trace gives the same pixels and the same CSV either way, also
+ * with marks coloured by process. */
+Test(plot, marks_on_the_reading_thread_give_the_same_figure)
+{
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "cd '%s' && '%s' -q '%s' -o one.bin", tu_dir,
+			     tu_bin("blkreel-parse"), tu_sample("ext4-dbench-8c.blktrace.gz")), 0);
+	for (int by_process = 0; by_process < 2; by_process++) {
+		char args[2048];
+		const char *pf = by_process ? "-P" : "";
+		snprintf(args, sizeof(args), "-t '%s' -l x %s -o gz.png --csv gz.csv",
+			 tu_sample("ext4-dbench-8c.blktrace.gz"), pf);
+		cr_assert_eq(plot(NULL, NULL, args), 0);
+		snprintf(args, sizeof(args), "-t one.bin -l x %s -o raw.png --csv raw.csv", pf);
+		char *err = NULL;
+		cr_assert_eq(plot(NULL, &err, args), 0, "%s", err);
+		free(err);
+		char *a = read_text("gz.csv"), *b = read_text("raw.csv");
+		cr_assert(a && b);
+		cr_expect_str_eq(a, b);
+		free(a);
+		free(b);
+		image x = read_png("gz.png"), y = read_png("raw.png");
+		cr_assert_eq(x.img.width, y.img.width);
+		cr_assert_eq(x.img.height, y.img.height);
+		size_t diff = 0, ink = 0;
+		for (size_t i = 0; i < PNG_IMAGE_SIZE(x.img); i++) {
+			diff += x.px[i] != y.px[i];
+			ink += x.px[i] != 255;
+		}
+		cr_expect_eq(diff, 0, "%zu bytes differ (-P: %d)", diff, by_process);
+		cr_expect_gt(ink, 10000, "the figure has marks");
+		free(x.px);
+		free(y.px);
+	}
+}

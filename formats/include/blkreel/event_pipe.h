@@ -38,6 +38,18 @@ int br_event_pipe_start_shared(br_event_pipe **out, br_reader *r, unsigned ncons
 int br_event_pipe_next_for(br_event_pipe *p, unsigned consumer, const br_event **evs,
 			   br_error *err);
 
+/* The same, with hook->fn called on the reader thread with every batch
+ * before any consumer gets it, in order (work that is cheap next to the
+ * decoding, on the core that just wrote the events, instead of a thread of
+ * its own). A negative return stops the reading: consumers get the batch,
+ * then that code with the error fn set. */
+typedef struct br_event_pipe_hook {
+	int (*fn)(void *arg, const br_event *evs, int n, br_error *err);
+	void *arg;
+} br_event_pipe_hook;
+int br_event_pipe_start_hooked(br_event_pipe **out, br_reader *r, unsigned nconsumers,
+			       const br_event_pipe_hook *hook, br_error *err);
+
 /* Stop handing out batches: every consumer waiting or calling later gets 0
  * (also from another thread, while consumers still run). NULL is fine. */
 void br_event_pipe_cancel(br_event_pipe *p);

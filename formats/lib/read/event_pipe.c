@@ -31,6 +31,7 @@ struct br_event_pipe {
 	batch *b;
 	unsigned long filled;     /* batches produced (ring slot = count % NBATCH) */
 	unsigned nconsumers;
+	br_event_pipe_hook hook;  /* run on the reader thread, every batch */
 	/* per consumer: batches given back, and whether it holds batch
 	 * `drained`; a batch is free once every consumer gave it back */
 	unsigned long drained[BR_EVENT_PIPE_MAX_CONSUMERS];
@@ -106,6 +107,11 @@ static void *reader_main(void *arg)
 		/* slot `filled` is neither held nor waited for by the consumer */
 		batch *b = &p->b[p->filled % NBATCH];
 		rc = fill(p, b, &err);
+		if (b->n && p->hook.fn) {
+			int hr = p->hook.fn(p->hook.arg, b->ev, b->n, &err);
+			if (hr < 0)
+				rc = hr; /* the batch goes out, then the hook's error */
+		}
 		pthread_mutex_lock(&p->mu);
 		if (b->n)
 			p->filled++;
@@ -129,6 +135,12 @@ int br_event_pipe_start(br_event_pipe **out, br_reader *r, br_error *err)
 int br_event_pipe_start_shared(br_event_pipe **out, br_reader *r, unsigned nconsumers,
 			       br_error *err)
 {
+	return br_event_pipe_start_hooked(out, r, nconsumers, NULL, err);
+}
+
+int br_event_pipe_start_hooked(br_event_pipe **out, br_reader *r, unsigned nconsumers,
+			       const br_event_pipe_hook *hook, br_error *err)
+{
 	*out = NULL;
 	if (!r)
 		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "an event pipe needs a reader");
@@ -145,6 +157,8 @@ int br_event_pipe_start_shared(br_event_pipe **out, br_reader *r, unsigned ncons
 	p->b = b;
 	p->r = r;
 	p->nconsumers = nconsumers;
+	if (hook)
+		p->hook = *hook;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->space, NULL);
 	pthread_cond_init(&p->data, NULL);

@@ -1,11 +1,14 @@
 /* A blk_io_trace stream read from a file or pipe.
  *
- * Records are decoded out of a large chunk buffer. A small reorder window
- * puts records that arrive slightly out of order back in the order
+ * Records are decoded out of a large chunk buffer straight into a ring of
+ * events, which next_batch hands out in place (no copy). A small reorder
+ * window puts records that arrive slightly out of order back in the order
  * blkparse's pipe mode sorts by (time, device, sequence; arrival breaks
- * ties). The window is a ring kept sorted: an in-order record is appended
- * at the tail in O(1), a late one is insertion-sorted from the tail, so an
- * ordered stream — the common case — pays no more than a copy. */
+ * ties): a record is handed out once WINDOW - 1 records after it were read,
+ * and a late one is insertion-sorted back, but never before a position
+ * that one-at-a-time reading would have handed out already. So an ordered
+ * stream — the common case — pays one comparison per record, and the
+ * order is the same whether records are taken one by one or in runs. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +18,10 @@
 
 #define CHUNK (1u << 20)
 #define WINDOW 1024
-
-typedef struct slot {
-	br_event ev;
-	uint8_t *pdu;
-	size_t pdu_cap;
-	uint64_t arrival;
-} slot;
+/* Longest run next_batch hands out. The ring holds the window, the run
+ * being read and the run handed out last (valid until the next call). */
+#define RUN_MAX 1024
+#define RING 4096 /* a power of two >= WINDOW + 2 * RUN_MAX */
 
 typedef struct raw_source {
 	br_source base;
@@ -30,23 +30,22 @@ typedef struct raw_source {
 	size_t pos, len;      /* unread bytes are buf[pos..len) */
 	int64_t buf_offset;   /* file offset of buf[0] */
 	bool eof;
+	bool ended;           /* a clean end of records was read */
 	int swap;             /* -1 until the first record is seen */
-	uint64_t arrivals;
 	uint64_t raw_bytes;
-	slot ring[WINDOW];    /* ring[head .. head+count) sorted, indices mod WINDOW */
-	size_t head, count;
+	/* events by stream position p at ev[p % RING], each owning the pdu
+	 * buffer at the same index (swapped with it when sorted); [out, nread)
+	 * are read and not handed out, sorted */
+	br_event *ev;
+	uint8_t **pdu;
+	uint16_t *pdu_cap;
+	uint64_t out, nread;
+	/* a record that failed to read: the error comes once the records that
+	 * one-at-a-time reading would still have handed out before it are out */
+	int fail_rc;
+	uint64_t fail_at;
+	br_error fail_err;
 } raw_source;
-
-static bool slot_before(const slot *a, const slot *b)
-{
-	if (a->ev.time != b->ev.time)
-		return a->ev.time < b->ev.time;
-	if (a->ev.device != b->ev.device)
-		return a->ev.device < b->ev.device;
-	if (a->ev.sequence != b->ev.sequence)
-		return a->ev.sequence < b->ev.sequence;
-	return a->arrival < b->arrival;
-}
 
 /* Make at least `need` unread bytes available unless the input ends. */
 static int fill(raw_source *s, size_t need, br_error *err)
@@ -70,8 +69,8 @@ static int fill(raw_source *s, size_t need, br_error *err)
 	return 0;
 }
 
-/* Decode one record into a slot: 1, 0 at a clean end, or an error. */
-static int read_record(raw_source *s, slot *dst, br_error *err)
+/* Decode one record into ring index k: 1, 0 at a clean end, or an error. */
+static int read_record(raw_source *s, size_t k, br_error *err)
 {
 	int rc = fill(s, BR_RECORD_SIZE, err);
 	if (rc)
@@ -110,8 +109,9 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 					    "record cut short (%zu of %u bytes)", avail, hdr);
 		raw = s->buf + s->pos;
 	}
-	br_record_decode_any(raw, version, s->swap, &dst->ev);
-	size_t pdu_len = dst->ev.pdu_len;
+	br_event *dst = &s->ev[k];
+	br_record_decode_any(raw, version, s->swap, dst);
+	size_t pdu_len = dst->pdu_len;
 	if (pdu_len > BR_PDU_MAX)
 		return br_error_set(err, BR_EFORMAT, 0, s->in.name, off,
 				    "absurd pdu length %zu (limit %d)", pdu_len, BR_PDU_MAX);
@@ -126,66 +126,112 @@ static int read_record(raw_source *s, slot *dst, br_error *err)
 					    hdr + pdu_len);
 		raw = s->buf + s->pos;
 	}
-	if (pdu_len > dst->pdu_cap) {
-		uint8_t *p = realloc(dst->pdu, pdu_len);
-		if (!p)
-			return br_error_set(err, BR_ENOMEM, ENOMEM, s->in.name, off, "out of memory");
-		dst->pdu = p;
-		dst->pdu_cap = pdu_len;
+	if (pdu_len) {
+		if (pdu_len > s->pdu_cap[k]) {
+			uint8_t *p = realloc(s->pdu[k], pdu_len);
+			if (!p)
+				return br_error_set(err, BR_ENOMEM, ENOMEM, s->in.name, off,
+						    "out of memory");
+			s->pdu[k] = p;
+			s->pdu_cap[k] = (uint16_t)pdu_len;
+		}
+		memcpy(s->pdu[k], raw + hdr, pdu_len);
+		dst->pdu = s->pdu[k];
 	}
-	if (pdu_len)
-		memcpy(dst->pdu, raw + hdr, pdu_len);
-	dst->ev.pdu = pdu_len ? dst->pdu : NULL;
-	dst->arrival = s->arrivals++;
 	s->pos += hdr + pdu_len;
 	s->raw_bytes += hdr + pdu_len;
 	return 1;
 }
 
-static inline slot *at(raw_source *s, size_t i)
+static bool before(const br_event *a, const br_event *b)
 {
-	return &s->ring[(s->head + i) % WINDOW];
+	if (a->time != b->time)
+		return a->time < b->time;
+	if (a->device != b->device)
+		return a->device < b->device;
+	return a->sequence < b->sequence; /* equal: the earlier arrival stays first */
 }
 
-/* The record just read into the tail position moves back past every
- * record that sorts after it. Slots are swapped whole, so each keeps its
- * own pdu buffer. */
-static void sort_tail(raw_source *s)
+/* The record just read at position p moves back past every record that
+ * sorts after it, down to position low at most. Events are swapped with
+ * the pdu buffers they own. */
+static void sort_back(raw_source *s, uint64_t p, uint64_t low)
 {
-	for (size_t i = s->count - 1; i > 0; i--) {
-		slot *cur = at(s, i), *prev = at(s, i - 1);
-		if (!slot_before(cur, prev))
+	for (; p > low; p--) {
+		size_t cur = p % RING, prev = (p - 1) % RING;
+		if (!before(&s->ev[cur], &s->ev[prev]))
 			break;
-		slot tmp = *cur;
-		*cur = *prev;
-		*prev = tmp;
-		cur->ev.pdu = cur->ev.pdu_len ? cur->pdu : NULL;
-		prev->ev.pdu = prev->ev.pdu_len ? prev->pdu : NULL;
+		br_event e = s->ev[cur];
+		s->ev[cur] = s->ev[prev];
+		s->ev[prev] = e;
+		uint8_t *b = s->pdu[cur];
+		s->pdu[cur] = s->pdu[prev];
+		s->pdu[prev] = b;
+		uint16_t c = s->pdu_cap[cur];
+		s->pdu_cap[cur] = s->pdu_cap[prev];
+		s->pdu_cap[prev] = c;
 	}
+}
+
+/* Read until the next want records are settled (or the stream ends or
+ * fails); returns how many are ready to hand out from s->out. */
+static uint64_t settle(raw_source *s, uint64_t want)
+{
+	/* one at a time, record j is read once j - WINDOW + 1 records are out:
+	 * positions before that are final by then */
+	uint64_t target = s->out + want + WINDOW - 1;
+	while (!s->ended && !s->fail_rc && s->nread < target) {
+		uint64_t j = s->nread;
+		int rc = read_record(s, j % RING, &s->fail_err);
+		if (rc < 0) {
+			s->fail_rc = rc;
+			s->fail_at = j >= WINDOW ? j - WINDOW + 1 : 0;
+			break;
+		}
+		if (rc == 0) {
+			s->ended = true;
+			break;
+		}
+		s->nread++;
+		uint64_t low = j >= WINDOW ? j - WINDOW + 1 : 0;
+		if (j > low)
+			sort_back(s, j, low > s->out ? low : s->out);
+	}
+	uint64_t ready = s->ended ? s->nread : s->fail_rc ? s->fail_at
+			 : s->nread >= WINDOW - 1 ? s->nread - (WINDOW - 1) : 0;
+	return ready > s->out ? ready - s->out : 0;
+}
+
+static int raw_next_batch(br_source *src, const br_event **evs, size_t max, br_error *err)
+{
+	raw_source *s = (raw_source *)src;
+	if (max > RUN_MAX)
+		max = RUN_MAX;
+	uint64_t n = settle(s, max);
+	if (n == 0) {
+		if (!s->fail_rc)
+			return 0;
+		if (err)
+			*err = s->fail_err;
+		return s->fail_rc;
+	}
+	size_t k = s->out % RING;
+	if (n > max)
+		n = max;
+	if (n > RING - k) /* a run never wraps: the rest comes next call */
+		n = RING - k;
+	*evs = &s->ev[k];
+	s->out += n;
+	return (int)n;
 }
 
 static int raw_next(br_source *src, br_event *ev, br_error *err)
 {
-	raw_source *s = (raw_source *)src;
-	/* The slot handed out last time sits just before head; the caller is
-	 * done with it, so filling the ring may reuse it. */
-	while (s->count < WINDOW && !(s->eof && s->pos == s->len)) {
-		int rc = read_record(s, at(s, s->count), err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			break;
-		s->count++;
-		if (s->count > 1)
-			sort_tail(s);
-	}
-	if (s->count == 0)
-		return 0;
-	slot *first = at(s, 0);
-	s->head = (s->head + 1) % WINDOW;
-	s->count--;
-	*ev = first->ev;
-	return 1;
+	const br_event *e;
+	int n = raw_next_batch(src, &e, 1, err);
+	if (n == 1)
+		*ev = *e;
+	return n;
 }
 
 static void raw_info(br_source *src, br_input_info *info)
@@ -201,8 +247,11 @@ static void raw_close(br_source *src)
 	raw_source *s = (raw_source *)src;
 	if (!s)
 		return;
-	for (size_t i = 0; i < WINDOW; i++)
-		free(s->ring[i].pdu);
+	for (size_t i = 0; s->pdu && i < RING; i++)
+		free(s->pdu[i]);
+	free(s->pdu);
+	free(s->pdu_cap);
+	free(s->ev);
 	free(s->buf);
 	br_input_close(&s->in);
 	free(s);
@@ -211,6 +260,7 @@ static void raw_close(br_source *src)
 static const br_source_ops raw_ops = {
 	.name = "blk_io_trace stream",
 	.next = raw_next,
+	.next_batch = raw_next_batch,
 	.info = raw_info,
 	.close = raw_close,
 };
@@ -218,15 +268,18 @@ static const br_source_ops raw_ops = {
 int br_raw_source_open(br_source **out, br_input *in, br_error *err)
 {
 	raw_source *s = calloc(1, sizeof *s);
-	uint8_t *buf = malloc(CHUNK);
-	if (!s || !buf) {
-		free(s);
-		free(buf);
+	if (!s)
+		return br_error_set(err, BR_ENOMEM, ENOMEM, in->name, -1, "out of memory");
+	s->buf = malloc(CHUNK);
+	s->ev = malloc(RING * sizeof *s->ev);
+	s->pdu = calloc(RING, sizeof *s->pdu);
+	s->pdu_cap = calloc(RING, sizeof *s->pdu_cap);
+	if (!s->buf || !s->ev || !s->pdu || !s->pdu_cap) {
+		raw_close(&s->base); /* with the input not yet taken */
 		return br_error_set(err, BR_ENOMEM, ENOMEM, in->name, -1, "out of memory");
 	}
 	s->base.ops = &raw_ops;
 	s->in = *in;
-	s->buf = buf;
 	s->swap = -1;
 	*out = &s->base;
 	return 0;

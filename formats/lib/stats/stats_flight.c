@@ -144,7 +144,7 @@ void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 {
 	flight_log *l = &s->flog;
 	uint64_t lim = lost_limit(s);
-	if (!final)
+	if (!final && s->keep_qlog) /* without it the queue log stays empty */
 		queue_sweep(s, now, lim);
 	while (l->tail < l->head) {
 		flight_ev *e = &l->e[l->tail & (l->cap - 1)];
@@ -177,7 +177,7 @@ void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 	 * matter, as both loops stop at the first tail not due. */
 	s->sweep_due = UINT64_MAX;
 	const flight_log *logs[2] = { &s->flog, &s->qlog };
-	for (int n = 0; n < 2; n++)
+	for (int n = 0; n < (s->keep_qlog ? 2 : 1); n++)
 		if (logs[n]->tail < logs[n]->head) {
 			uint64_t t = logs[n]->e[logs[n]->tail & (logs[n]->cap - 1)].t;
 			uint64_t due = due_at(t, lim);

@@ -1,5 +1,5 @@
 /* Log-linear histogram of nanosecond values (see blkreel/stats.h). */
-#include "blkreel/stats.h"
+#include "stats_internal.h"
 
 #include <string.h>
 
@@ -44,6 +44,21 @@ void br_hist_add(br_hist *h, uint64_t v)
 	h->count++;
 	h->sum += (double)v;
 	h->bins[br_hist_bin(v)]++;
+}
+
+void stats_hist_add2(br_hist *a, br_hist *b, uint64_t v)
+{
+	unsigned bin = br_hist_bin(v);
+	br_hist *h[2] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		if (!h[i]->count || v < h[i]->min)
+			h[i]->min = v;
+		if (!h[i]->count || v > h[i]->max)
+			h[i]->max = v;
+		h[i]->count++;
+		h[i]->sum += (double)v;
+		h[i]->bins[bin]++;
+	}
 }
 
 void br_hist_add_n(br_hist *h, uint64_t v, uint64_t n)

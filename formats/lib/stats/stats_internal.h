@@ -191,6 +191,8 @@ static inline size_t stats_bucket_at(br_stats *s, int side, uint64_t t)
 		return h->k;
 	return stats_bucket_find(s, side, t);
 }
+/* br_hist_add of v to both a and b, its bin worked out once (stats_hist.c). */
+void stats_hist_add2(br_hist *a, br_hist *b, uint64_t v);
 /* Integrate the in-flight count up to absolute time t. */
 void stats_inflight_advance(br_stats *s, uint64_t t);
 /* Record the latencies of one completed request. 0 or BR_ENOMEM. */

@@ -90,19 +90,21 @@ static int on_complete(br_stats *s, const br_event *ev)
 	/* Q2C per request from the earliest Q it holds (its own bio's, a
 	 * merged bio's, or a split head's); per bio, btt style, from each */
 	uint64_t q = has_q ? r->q : UINT64_MAX;
-	s->done_q2c_sum = 0;
-	s->done_q2c_n = 0;
+	double q2c_sum = 0; /* in locals: stores into s would reload t->b each bio */
+	uint64_t q2c_n = 0;
 	for (uint32_t k = r->bios; k != PAIR_NIL; k = t->b[k].next) {
 		const pair_bio *b = &t->b[k];
 		if (!(b->flags & BIO_Q))
 			continue;
 		if (b->q < q)
 			q = b->q;
-		s->done_q2c_sum += (double)delta(c, b->q);
-		s->done_q2c_n++;
+		q2c_sum += (double)delta(c, b->q);
+		q2c_n++;
 	}
-	s->t.q2c_bio_sum_ns += s->done_q2c_sum;
-	s->t.q2c_bios += s->done_q2c_n;
+	s->done_q2c_sum = q2c_sum;
+	s->done_q2c_n = q2c_n;
+	s->t.q2c_bio_sum_ns += q2c_sum;
+	s->t.q2c_bios += q2c_n;
 	has_q = q != UINT64_MAX;
 	uint64_t q2c = has_q ? delta(c, q) : 0;
 	if (s->opts.on_request) {

@@ -63,6 +63,12 @@ typedef struct cap_backend_ops {
 	 * in the drops record (missed=N) and the summary, not counted as lost:
 	 * the skipped run may have been for a device we do not trace. */
 	uint64_t (*missed)(void *st);
+	/* Optional, read after the drain: completions the traced devices
+	 * counted while tracing (their sysfs stat) that no C record shows: lost
+	 * events that nothing else counted (the kernel did not run our program).
+	 * Beyond the dropped and bad records (which may have been C records),
+	 * in the drops record (unrecorded=N) and lost like drops. */
+	uint64_t (*unrecorded)(void *st);
 	/* Process name for pid the backend knows (e.g. tracer's saved command
 	 * lines); may be NULL. Writes a NUL-terminated name, returns true if known. */
 	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);

@@ -24,6 +24,7 @@
 #include "backend_bpf_devs.h"
 #include "bpf/capture_record.h"
 #include "bpf_decode.h"
+#include "dev_completions.h"
 #include "raw_spool.h"
 #include "capture.skel.h"
 #include "names.h"
@@ -92,6 +93,12 @@ typedef struct bpf_state {
 	int rc;
 	uint64_t bad;           /* records that did not pass the walk (bpf_bad): lost */
 	uint64_t missed;        /* runs the kernel's recursion guard skipped, read at stop */
+	/* per configured device: its completed requests when tracing began and
+	 * ended (dev_completions.h; counted only for a device whose count can
+	 * stand for its C records, and only when no filter leaves C records out),
+	 * and the C records read */
+	bool counted[CAP_MAX_DEVICES];
+	uint64_t ios_start[CAP_MAX_DEVICES], ios_end[CAP_MAX_DEVICES], recorded_c[CAP_MAX_DEVICES];
 	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
@@ -205,6 +212,9 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	s->rodata->pair_cost = env_is("BLKREEL_BPF_PAIRCOST", "1");
 	const char *every = getenv("BLKREEL_BPF_DIRECT_EVERY");
 	s->rodata->direct_every = every ? (bcr_u32)strtoul(every, NULL, 10) : 0;
+	/* tests: completions left out as if the kernel had not run the program */
+	const char *skip = getenv("BLKREEL_BPF_SKIP_C_EVERY");
+	s->rodata->skip_c_every = skip ? (bcr_u32)strtoul(skip, NULL, 10) : 0;
 	bpf_program__set_autoload(s->progs.blkr_flush, st->staging);
 	s->rodata->names = !env_is("BLKREEL_BPF_NAMES", "0");
 	for (size_t t = 0; t < NTP; t++) {
@@ -282,6 +292,14 @@ static int to_sink(void *arg, const br_event *ev, br_error *err)
 		st->discarded_time ^= ev->time; /* keep the decoding from being optimised away */
 		return 0;
 	}
+	/* with -o - (events live) a remapped bio's completion counts too: the
+	 * check stays a lower bound */
+	if ((ev->action & 0xffff) == (BLK_TA_COMPLETE & 0xffff))
+		for (size_t i = 0; i < st->cfg->ndevices; i++)
+			if (st->devs[i] == ev->device) {
+				st->recorded_c[i]++;
+				break;
+			}
 	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
@@ -292,6 +310,8 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 	(void)size;
 	bpf_state *st = arg;
 	const struct bcr_event *r = rec;
+	if (r->kind == BCR_COMPLETE && r->dev < CAP_MAX_DEVICES)
+		st->recorded_c[r->dev]++;
 	if (r->pid == st->last_pid)
 		return 0;
 	st->last_pid = r->pid;
@@ -393,6 +413,24 @@ static int attach(bpf_state *st, const bool *use, br_error *err)
 	return 0;
 }
 
+/* The traced devices' completed requests, now that the programs are
+ * attached; only when every C record of theirs is kept (no filter, the
+ * completion program attached, records written and going to the sink). */
+static void start_counts(bpf_state *st)
+{
+	const cap_config *cfg = st->cfg;
+	bool complete = false;
+	for (size_t t = 0; t < NTP; t++)
+		if (tp_defs[t].kind == BCR_COMPLETE)
+			complete = st->links[t] != NULL;
+	/* the bench's floors write no records at all */
+	bool measuring = st->user_stage != USER_SINK || st->skel->rodata->empty || st->skel->rodata->noring;
+	if (!complete || measuring || cfg->act_mask != 0xffff || cfg->pid || cfg->start_lba || cfg->end_lba)
+		return;
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		st->counted[i] = cap_dev_countable(cfg, i) && cap_dev_completed(&cfg->devices[i], &st->ios_start[i]);
+}
+
 static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
 {
 	(void)ks; /* nothing machine-wide: every object is tied to our fds */
@@ -465,6 +503,7 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 		return rc;
 	if ((rc = attach(st, use, err)))
 		return rc;
+	start_counts(st);
 	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
 		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
 	struct capture_bpf *s = st->skel;
@@ -560,6 +599,11 @@ static int bpf_stop(void *vst, br_error *err)
 {
 	(void)err;
 	bpf_state *st = vst;
+	/* Counted before the detach: a completion after it has no record, one
+	 * between the count and the detach only adds a record. */
+	for (size_t i = 0; i < st->cfg->ndevices; i++)
+		if (st->counted[i])
+			st->counted[i] = cap_dev_completed(&st->cfg->devices[i], &st->ios_end[i]);
 	/* Detaching stops the programs; records already written stay in the rings. */
 	for (size_t t = 0; t < NTP; t++) {
 		if (!st->links[t])
@@ -570,6 +614,18 @@ static int bpf_stop(void *vst, br_error *err)
 	}
 	st->stopped = true;
 	return 0;
+}
+
+/* Completions the traced devices counted while tracing that no C record
+ * shows (read after the drain): lost, and nothing else counted them. */
+static uint64_t bpf_unrecorded(void *vst)
+{
+	const bpf_state *st = vst;
+	uint64_t n = 0;
+	for (size_t i = 0; st->cfg && i < st->cfg->ndevices; i++)
+		if (st->counted[i])
+			n += cap_dev_unrecorded(st->ios_start[i], st->ios_end[i], st->recorded_c[i]);
+	return n;
 }
 
 static uint64_t bpf_missed(void *vst)
@@ -650,6 +706,7 @@ const cap_backend_ops cap_backend_bpf = {
 	.drops = bpf_drops,
 	.bad_records = bpf_bad_records,
 	.missed = bpf_missed,
+	.unrecorded = bpf_unrecorded,
 	.comm = bpf_comm,
 	.close = bpf_close,
 	.raw_header = bpf_raw_header,

@@ -45,6 +45,7 @@ typedef struct session {
 	uint64_t *drops;
 	uint64_t bad;        /* the backend's bad records, read at the end */
 	uint64_t missed;     /* runs of our programs the kernel skipped, read at the end */
+	uint64_t unrecorded; /* completions the devices counted that no record shows */
 	bool has_bad_count;  /* the backend counts them (the drops record says bad=N) */
 	uint64_t t0;
 	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
@@ -173,15 +174,20 @@ static void drops_text(const session *s, uint64_t bad, char *buf, size_t size, u
 	*total += bad;
 }
 
-/* " missed=N" when the kernel skipped runs of our programs, else "". Only
- * then, and after the backend's name, so the record's usual text stays as it
- * was. Not counted as lost: a skipped run may as well have been for a device
- * we do not trace (another disk's completion in the interrupt that nested). */
+/* " missed=N" when the kernel skipped runs of our programs, " unrecorded=M"
+ * when the devices completed requests no record shows, else "". Only then,
+ * and after the backend's name, so the record's usual text stays as it was.
+ * Misses are not counted as lost: a skipped run may as well have been for a
+ * device we do not trace (another disk's completion in the interrupt that
+ * nested); unrecorded completions are (see drops_text's total). */
 static void missed_text(const session *s, char *buf, size_t size)
 {
 	buf[0] = 0;
+	int n = 0;
 	if (s->missed)
-		snprintf(buf, size, " missed=%llu", (unsigned long long)s->missed);
+		n = snprintf(buf, size, " missed=%llu", (unsigned long long)s->missed);
+	if (s->unrecorded && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
 }
 
 static void status_line(session *s, br_progress *p, bool force)
@@ -323,8 +329,9 @@ static void summary(session *s, double secs)
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
-	char missed[48];
+	char missed[80];
 	missed_text(s, missed, sizeof missed);
+	total += s->unrecorded;
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, missed,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
@@ -332,6 +339,11 @@ static void summary(session *s, double secs)
 			"blkreel-capture: warning: the kernel skipped %llu runs of our programs (BPF's recursion guard: a "
 			"program already running on that CPU); events of the traced devices may be among them\n",
 			(unsigned long long)s->missed);
+	if (s->unrecorded)
+		fprintf(stderr,
+			"blkreel-capture: warning: the traced devices completed %llu requests that no C record shows "
+			"(their sysfs stat counted them; the kernel did not run our completion program for them)\n",
+			(unsigned long long)s->unrecorded);
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }
@@ -470,8 +482,13 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	s->has_bad_count = s->be->bad_records != NULL;
 	s->bad = bad_records(s);
 	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
-	char drops[512], note[600], missed[48];
+	char drops[512], note[640], missed[80];
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
+	/* the dropped and bad records may hold C records: only completions
+	 * beyond them are lost without any other count */
+	uint64_t unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
+	s->unrecorded = unrecorded > *total_drops ? unrecorded - *total_drops : 0;
+	*total_drops += s->unrecorded;
 	missed_text(s, missed, sizeof missed);
 	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, missed);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
@@ -551,9 +568,14 @@ int capture_run(const capture_cli *cli)
 	else if (cli->command)
 		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
-		char why[64] = "";
-		if (s.bad)
+		char why[96] = "";
+		if (s.bad && s.unrecorded)
+			snprintf(why, sizeof why, " (%llu completions unrecorded, %llu bad records)",
+				 (unsigned long long)s.unrecorded, (unsigned long long)s.bad);
+		else if (s.bad)
 			snprintf(why, sizeof why, " (%llu bad records)", (unsigned long long)s.bad);
+		else if (s.unrecorded)
+			snprintf(why, sizeof why, " (%llu completions unrecorded)", (unsigned long long)s.unrecorded);
 		fprintf(stderr, "blkreel-capture: %llu events lost%s; exit 1 (--allow-drops to accept)\n",
 			(unsigned long long)total_drops, why);
 		result = 1;

@@ -44,6 +44,7 @@ const volatile bool noring = false;  /* measurement: everything but the ring rec
 const volatile bool staging = true;  /* batch a CPU's events (off: one ring record per event) */
 const volatile bool pair_cost = false; /* measurement: the map work pairing in the kernel would add */
 const volatile __u32 direct_every = 0; /* test: every Nth event takes the interrupted-append path */
+const volatile __u32 skip_c_every = 0; /* test: every Nth completion on a CPU is left out, as if the kernel had not run us */
 const volatile bool names = true;
 /* Argument positions (tracepoint args, without the leading void *). For each
  * tracepoint: the bio/request/queue pointer, and its scalars in order. */
@@ -185,6 +186,7 @@ static __always_inline void count_drops(__u32 n)
 struct stage {
 	__u32 busy;          /* a program of ours is appending on this CPU */
 	__u32 tick;          /* events seen, for direct_every */
+	__u32 c_tick;        /* completions seen, for skip_c_every */
 	/* tid + 1 of the CPU's two most recent threads (0: none), newest
 	 * first: two, because a submitter and the worker completing its IO
 	 * often take turns on one CPU */
@@ -313,6 +315,8 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 			note_comm(st, tid);
 		return 0;
 	}
+	if (skip_c_every && kind == BCR_COMPLETE && ++st->c_tick % skip_c_every == 0)
+		return 0;
 	__u32 size = ext ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
 	bool forced = staging && direct_every && ++st->tick % direct_every == 0;
 	if (staging && !st->busy && !forced) {

@@ -256,6 +256,31 @@ Test(capture_bpf, bad_records_are_counted_stored_and_fail_the_run)
 	free(err);
 }
 
+/* A capture whose only loss is completions the kernel did not run our
+ * program for (counted as unrecorded: under CPU load the kernel sometimes
+ * fires block_rq_complete without running it), with no ring drop and no
+ * bad record. Tests about something else accept it besides exit 0; the
+ * unrecorded count itself is checked in
+ * completions_without_a_record_are_counted_and_fail_the_run. */
+static bool only_unrecorded_lost(int rc, const char *err)
+{
+	if (rc != 1 || !err || !strstr(err, " completions unrecorded); exit 1 (--allow-drops to accept)"))
+		return false;
+	const char *line = strstr(err, "drops: cpu0=");
+	if (!line)
+		return false;
+	size_t len = strcspn(line, "\n");
+	char buf[256];
+	snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+	/* every cpuN=0 and no bad records: only the unrecorded completions */
+	for (char *p = buf; (p = strstr(p, "cpu")); p += 3) {
+		char *eq = strchr(p, '=');
+		if (eq && strtoull(eq + 1, NULL, 10) != 0)
+			return false;
+	}
+	return !strstr(buf, " bad=") || strstr(buf, " bad=0");
+}
+
 /* Runs the kernel skipped (BPF's recursion guard: a program already running
  * on that CPU, e.g. a completion inside a completion through an interrupt's
  * softirq) are read from each program's recursion_misses at stop, and said in
@@ -269,7 +294,7 @@ Test(capture_bpf, runs_the_kernel_skipped_are_said_in_the_summary_and_the_file)
 	char *err = NULL, *text = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BPF_MISSED_ADD=7 '%s' --backend bpf --no-progress -d %s -o '%s/m' -- %s",
 			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
-	cr_expect_eq(rc, 0, "exit %d with skipped runs, want 0: %s", rc, err ? err : "");
+	cr_expect(rc == 0 || only_unrecorded_lost(rc, err), "exit %d with skipped runs, want 0: %s", rc, err ? err : "");
 	const char *warn = err ? strstr(err, "warning: the kernel skipped ") : NULL;
 	cr_expect(warn && strtoull(warn + 28, NULL, 10) >= 7, "the summary does not say the skipped runs: %s",
 		  err ? err : "");
@@ -281,6 +306,48 @@ Test(capture_bpf, runs_the_kernel_skipped_are_said_in_the_summary_and_the_file)
 	said = text ? strstr(text, " (backend bpf) missed=") : NULL;
 	cr_expect(said && strtoull(said + 22, NULL, 10) >= 7, "the file's drops record: %s", text ? text : "");
 	free(text);
+}
+
+/* Completions the device counted (its sysfs stat) that no C record shows
+ * are lost events nothing else counts: the kernel fired block_rq_complete
+ * but did not run our program (seen under CPU load). Forced here
+ * (BLKREEL_BPF_SKIP_C_EVERY: every 50th completion on a CPU left out in
+ * the program, as if it had not run): the run fails like drops, the summary
+ * and the file's drops record say unrecorded=N, and N is exactly the C
+ * records the file lacks (fio's reads are one request each, none in flight
+ * when tracing starts or stops). */
+Test(capture_bpf, completions_without_a_record_are_counted_and_fail_the_run)
+{
+	bpf_test(64);
+	char *err = NULL, *text = NULL;
+	int rc = tu_runf(NULL, NULL, &err,
+			 "BLKREEL_BPF_SKIP_C_EVERY=50 '%s' --backend bpf --no-progress -d %s -o '%s/u' -- %s",
+			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+	cr_expect_eq(rc, 1, "exit %d with completions left out, want 1: %s", rc, err ? err : "");
+	cr_expect(err && strstr(err, " completions unrecorded); exit 1 (--allow-drops to accept)"),
+		  "the failure does not name the unrecorded completions: %s", err ? err : "");
+	cr_expect(err && strstr(err, "warning: the traced devices completed "), "no warning: %s", err ? err : "");
+	free(err);
+	tu_runf(&text, NULL, NULL,
+		"zcat '%s/u.blktrace.gz' | blkparse -i - | awk '/blkreel: drops/ {print} "
+		"$1 ~ /^[0-9]+,[0-9]+$/ && $6 == \"Q\" {q++} $1 ~ /^[0-9]+,[0-9]+$/ && $6 == \"C\" {c++} "
+		"END {print \"counts\", q + 0, c + 0}'",
+		cf.dir);
+	const char *said = text ? strstr(text, " (backend bpf) unrecorded=") : NULL;
+	unsigned long long unrecorded = said ? strtoull(said + 26, NULL, 10) : 0;
+	const char *counts = text ? strstr(text, "counts ") : NULL;
+	unsigned long long q = 0, c = 0;
+	cr_assert(counts && sscanf(counts, "counts %llu %llu", &q, &c) == 2, "no counts: %s", text ? text : "");
+	cr_expect_gt(q, 10000, "only %llu Q events in 1 s of QD32 reads", q);
+	cr_expect_gt(unrecorded, q / 60, "the file's drops record: %s", text ? text : "");
+	cr_expect_eq(unrecorded, q - c, "unrecorded=%llu but the file lacks %llu C records (%llu Q, %llu C): %s",
+		     unrecorded, q - c, q, c, text ? text : "");
+	free(text);
+	rc = tu_runf(NULL, NULL, &err,
+		     "BLKREEL_BPF_SKIP_C_EVERY=50 '%s' --backend bpf --allow-drops --no-progress -d %s -o '%s/v' -- %s",
+		     tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err ? err : "");
+	free(err);
 }
 
 Test(capture_bpf, drops_are_counted_stored_and_fail_the_run)
@@ -303,7 +370,7 @@ Test(capture_bpf, drops_are_counted_stored_and_fail_the_run)
 	free(err);
 	/* the default rings hold the same load without loss */
 	rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -o '%s/f' -- %s", cf.loop, cf.dir, randread(1));
-	cr_expect_eq(rc, 0, "default ring size lost events: exit %d: %s", rc, err);
+	cr_expect(rc == 0 || only_unrecorded_lost(rc, err), "default ring size lost events: exit %d: %s", rc, err);
 	free(err);
 }
 
@@ -393,6 +460,7 @@ typedef struct action_counts {
 	unsigned long long q, g, m, f, i, d, c, p, u, x, q_sectors, c_sectors;
 	bool drops_record;  /* the drops record is there */
 	bool drops_nonzero; /* ... and counts a lost event on some CPU, or a bad record */
+	unsigned long long unrecorded; /* ... and completions no record shows (counted losses) */
 	char text[512];     /* all of it, for the failure messages */
 } action_counts;
 
@@ -429,6 +497,8 @@ static void count_actions(action_counts *n, const char *fmt, ...)
 		 "%llu; %.*s",
 		 n->q, n->g, n->m, n->f, n->i, n->d, n->c, n->p, n->u, n->x, n->q_sectors, n->c_sectors,
 		 (int)strcspn(note, "\n"), *note ? note : "no drops record");
+	const char *unrecorded = strstr(note, " unrecorded=");
+	n->unrecorded = unrecorded ? strtoull(unrecorded + 12, NULL, 10) : 0;
 	free(out);
 	n->drops_record = has;
 	n->drops_nonzero = lost;
@@ -438,8 +508,9 @@ static void count_actions(action_counts *n, const char *fmt, ...)
  * into events after tracing): the unfinished file is NAME.blktrace.gz.part
  * (with --split, the set is NAME.part.blktrace.<cpu>: nothing named like a
  * finished set), the spool is still whole, and --cleanup makes what the
- * capture was asked for from it: every IO has its Q and its C, in the .gz
- * and in the per-CPU set alike. */
+ * capture was asked for from it: every IO has its Q and its C (or is among
+ * the completions the drops record counts as unrecorded), in the .gz and in
+ * the per-CPU set alike. */
 static void kill9_while_finishing(bool split)
 {
 	bpf_test(64);
@@ -479,7 +550,10 @@ static void kill9_while_finishing(bool split)
 	action_counts n;
 	count_actions(&n, "zcat '%s/fin.blktrace.gz' | blkparse -i -", cf.dir);
 	cr_expect_gt(n.q, 100000, "only %llu Q events in 3 s of QD32 reads", n.q);
-	cr_expect_eq(n.q, n.c, "%llu Q but %llu C events: the recovered file is not whole (%s)", n.q, n.c, n.text);
+	/* completions the kernel did not run our program for (under CPU load)
+	 * are counted in the drops record: the recovery must keep the rest */
+	cr_expect_eq(n.q, n.c + n.unrecorded, "%llu Q but %llu C events and %llu counted unrecorded: the recovered file is not whole (%s)",
+		     n.q, n.c, n.unrecorded, n.text);
 	cr_expect(n.drops_record, "the drops record written before the kill is lost (%s)", n.text);
 	/* every CPU's count, not only cpu0's: a lost event on any CPU (or a bad
 	 * record) is a capture that is not whole for a reason other than the kill */

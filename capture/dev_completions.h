@@ -1,0 +1,35 @@
+/* dev_completions.h — the requests a block device says it completed
+ * (its sysfs stat), to check a capture's C records against: a completion
+ * the kernel counted that no record shows was lost without being counted
+ * anywhere else (e.g. a tracepoint program the kernel did not run). */
+#ifndef BLKREEL_CAPTURE_DEV_COMPLETIONS_H
+#define BLKREEL_CAPTURE_DEV_COMPLETIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture_config.h"
+
+/* Requests of d completed so far: reads, writes, discards and flushes
+ * (fields 1, 5, 12 and 16 of SYSFS/stat; the last two where the kernel has
+ * them). Only for a request-based (blk-mq) device, whose every completion
+ * fires block_rq_complete: its disk has an mq folder. false when d's count
+ * cannot stand for its C records (bio-based, no stat). */
+bool cap_dev_completed(const cap_device *d, uint64_t *ios);
+
+/* Whether device i's C records can be checked against its count: not a
+ * partition whose whole disk is traced too (the disk's rule takes the
+ * partition's requests, so their C records carry the disk). */
+bool cap_dev_countable(const cap_config *cfg, size_t i);
+
+/* The completions counted between start and end that are not among the
+ * recorded ones: a lower bound of those lost (a partial completion, or one
+ * between the first count and the programs taking effect, only adds C
+ * records). */
+static inline uint64_t cap_dev_unrecorded(uint64_t start, uint64_t end, uint64_t recorded)
+{
+	uint64_t done = end >= start ? end - start : 0;
+	return done > recorded ? done - recorded : 0;
+}
+
+#endif

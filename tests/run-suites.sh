@@ -56,7 +56,7 @@ run_suite() {
 		echo "== [$variant] $name ($lane lane, ${secs} s)"
 		grep -v '^\[----\]   $' "$base.log" | tail -n 40
 	} | flock "$out/.print" cat
-	echo "$name $secs $rc" >>"$out/lane-$lane"
+	echo "$name $secs $rc" >>"$out/lane-$lane$tag"
 	echo "$variant $name $secs" >>"$out/times.txt"
 }
 
@@ -72,9 +72,12 @@ cpu) kern=() ;;
 esac
 # each lane's results; only the lanes run here (make check runs a variant's
 # two lanes as two concurrent runs of this script)
+# SUITES_TAG=NAME: a run of some suites apart from the lane's others (make
+# check runs the timing-sensitive ones alone): its own lane and counts files
+tag=${SUITES_TAG:+-$SUITES_TAG}
 lanes=()
-[ "$only" != cpu ] && lanes+=("$out/lane-kernel")
-[ "$only" != kernel ] && lanes+=("$out/lane-cpu")
+[ "$only" != cpu ] && lanes+=("$out/lane-kernel$tag")
+[ "$only" != kernel ] && lanes+=("$out/lane-cpu$tag")
 rm -f "${lanes[@]}"
 touch "${lanes[@]}"
 if [ ${#cpu[@]} -gt 0 ]; then
@@ -97,7 +100,7 @@ while read -r name secs rc; do
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	[ "$f" = 0 ] || status=1
 done < <(cat "${lanes[@]}")
-counts=build/$variant/check${only:+-$only}.counts
+counts=build/$variant/check${only:+-$only}$tag.counts
 echo "$pass $fail $skip" >"$counts"
-echo "[$variant${only:+ $only}] $pass passed, $fail failed, $skip skipped"
+echo "[$variant${only:+ $only}${SUITES_TAG:+ $SUITES_TAG}] $pass passed, $fail failed, $skip skipped"
 exit $status

@@ -303,9 +303,10 @@ static int to_sink(void *arg, const br_event *ev, br_error *err)
 	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
-/* Raw: a new pid's name is learnt now, while /proc still has it (a small
- * cache keeps this off most records). */
-static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
+/* Raw: each record the walk keeps. A completion is counted (for
+ * bpf_unrecorded), and a new pid's name is learnt now, while /proc still
+ * has it (a small cache keeps this off most records). */
+static int raw_record(void *arg, const void *rec, size_t size, br_error *err)
 {
 	(void)size;
 	bpf_state *st = arg;
@@ -336,7 +337,7 @@ static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 	unsigned nrec;
 	st->last_pid = 0xffffffffu;
 	int rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &batch, &kept,
-				&nrec, learn_pid, st, &bad, st->err);
+				&nrec, raw_record, st, &bad, st->err);
 	st->bad += bad.n;
 	if (rc < 0 || kept == 0)
 		return rc;

@@ -180,7 +180,7 @@ static void drops_text(const session *s, uint64_t bad, char *buf, size_t size, u
  * Misses are not counted as lost: a skipped run may as well have been for a
  * device we do not trace (another disk's completion in the interrupt that
  * nested); unrecorded completions are (see drops_text's total). */
-static void missed_text(const session *s, char *buf, size_t size)
+static void kernel_counts_text(const session *s, char *buf, size_t size)
 {
 	buf[0] = 0;
 	int n = 0;
@@ -329,10 +329,10 @@ static void summary(session *s, double secs)
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
-	char missed[80];
-	missed_text(s, missed, sizeof missed);
+	char kcounts[80];
+	kernel_counts_text(s, kcounts, sizeof kcounts);
 	total += s->unrecorded;
-	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, missed,
+	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
 		fprintf(stderr,
@@ -482,15 +482,15 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	s->has_bad_count = s->be->bad_records != NULL;
 	s->bad = bad_records(s);
 	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
-	char drops[512], note[640], missed[80];
+	char drops[512], note[640], kcounts[80];
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
 	/* the dropped and bad records may hold C records: only completions
 	 * beyond them are lost without any other count */
 	uint64_t unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
 	s->unrecorded = unrecorded > *total_drops ? unrecorded - *total_drops : 0;
 	*total_drops += s->unrecorded;
-	missed_text(s, missed, sizeof missed);
-	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, missed);
+	kernel_counts_text(s, kcounts, sizeof kcounts);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, kcounts);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		say_error(NULL, &err);
 		ok = false;

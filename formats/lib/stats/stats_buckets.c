@@ -118,30 +118,22 @@ void stats_inflight_change(br_stats *s, uint64_t t, int delta)
 int stats_record_latency(br_stats *s, uint64_t t, bool has_d2c, uint64_t d2c,
 			 bool has_q2c, uint64_t q2c)
 {
-	if (!s->opts.latency_series || (!has_d2c && !has_q2c)) {
-		if (has_d2c)
-			br_hist_add(&s->t.d2c, d2c);
-		if (has_q2c)
-			br_hist_add(&s->t.q2c, q2c);
-		return 0;
-	}
-	size_t k = stats_bucket_at(s, STATS_HIT_NOW, t);
-	if (!s->b[k].lat) {
-		s->b[k].lat = malloc(2 * sizeof(br_hist));
-		if (!s->b[k].lat) {
-			/* the totals still count it, as before the bucket's */
-			if (has_d2c)
-				br_hist_add(&s->t.d2c, d2c);
-			if (has_q2c)
-				br_hist_add(&s->t.q2c, q2c);
-			return BR_ENOMEM;
+	/* the time bucket's pair of histograms, when the series keeps them */
+	br_hist *lat = NULL;
+	int rc = 0;
+	if (s->opts.latency_series && (has_d2c || has_q2c)) {
+		size_t k = stats_bucket_at(s, STATS_HIT_NOW, t);
+		if (!s->b[k].lat && (s->b[k].lat = malloc(2 * sizeof(br_hist)))) {
+			br_hist_clear(&s->b[k].lat[0]);
+			br_hist_clear(&s->b[k].lat[1]);
 		}
-		br_hist_clear(&s->b[k].lat[0]);
-		br_hist_clear(&s->b[k].lat[1]);
+		lat = s->b[k].lat;
+		if (!lat)
+			rc = BR_ENOMEM; /* the totals still count it */
 	}
 	if (has_d2c)
-		stats_hist_add2(&s->t.d2c, &s->b[k].lat[0], d2c);
+		lat ? stats_hist_add2(&s->t.d2c, &lat[0], d2c) : br_hist_add(&s->t.d2c, d2c);
 	if (has_q2c)
-		stats_hist_add2(&s->t.q2c, &s->b[k].lat[1], q2c);
-	return 0;
+		lat ? stats_hist_add2(&s->t.q2c, &lat[1], q2c) : br_hist_add(&s->t.q2c, q2c);
+	return rc;
 }

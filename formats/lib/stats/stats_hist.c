@@ -35,7 +35,8 @@ void br_hist_bin_range(unsigned bin, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + ((uint64_t)1 << shift);
 }
 
-void br_hist_add(br_hist *h, uint64_t v)
+/* br_hist_add with v's bin already known */
+static inline void hist_add_at(br_hist *h, uint64_t v, unsigned bin)
 {
 	if (!h->count || v < h->min)
 		h->min = v;
@@ -43,22 +44,19 @@ void br_hist_add(br_hist *h, uint64_t v)
 		h->max = v;
 	h->count++;
 	h->sum += (double)v;
-	h->bins[br_hist_bin(v)]++;
+	h->bins[bin]++;
+}
+
+void br_hist_add(br_hist *h, uint64_t v)
+{
+	hist_add_at(h, v, br_hist_bin(v));
 }
 
 void stats_hist_add2(br_hist *a, br_hist *b, uint64_t v)
 {
 	unsigned bin = br_hist_bin(v);
-	br_hist *h[2] = { a, b };
-	for (int i = 0; i < 2; i++) {
-		if (!h[i]->count || v < h[i]->min)
-			h[i]->min = v;
-		if (!h[i]->count || v > h[i]->max)
-			h[i]->max = v;
-		h[i]->count++;
-		h[i]->sum += (double)v;
-		h[i]->bins[bin]++;
-	}
+	hist_add_at(a, v, bin);
+	hist_add_at(b, v, bin);
 }
 
 void br_hist_add_n(br_hist *h, uint64_t v, uint64_t n)

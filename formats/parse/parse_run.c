@@ -166,7 +166,7 @@ int parse_run(const parse_cli *cli)
 		return report(&err);
 	}
 	if (s.summary)
-		info_print(stdout, s.reader, s.summary, br_stats_get_totals(s.stats));
+		info_print(stdout, s.reader, &cli->read, s.summary, br_stats_get_totals(s.stats));
 	warn_losses(s.reader);
 	bool devices_missing = warn_missing_devices(s.reader, &cli->read);
 	release(&s, false);

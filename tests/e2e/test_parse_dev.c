@@ -391,6 +391,15 @@ Test(parse_dev, every_output_kind_keeps_only_the_device)
 		     0);
 	cr_expect_str_eq(info, part);
 	cr_expect(strstr(info, "devices: 1\n"), "%s", info);
+	free(info);
+	cr_assert_eq(tu_runf(&info, NULL, NULL, "cd '%s' && '%s' --info -d 7,4 -d 7,3 both.bin", tu_dir,
+			     parse()),
+		     0);
+	cr_expect(strstr(info, "\nkept: devices 7,4 7,3 (--dev), times from their first event\n"),
+		  "the summary says it is of a part: %s", info);
+	/* the summary counts a remap under the device it was logged on (dm) */
+	cr_expect(strstr(info, "devices: 3\n"), "%s", info);
+	cr_expect(strstr(info, "device 253,0: 8 events"), "%s", info);
 	cr_expect(strstr(info, "device 7,4: 167 events"), "%s", info);
 	free(info);
 	free(part);

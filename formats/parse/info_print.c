@@ -166,10 +166,23 @@ static void print_requests(FILE *out, const br_summary *s, const br_stats_totals
 			st->q2c.count);
 }
 
-void info_print(FILE *out, const br_reader *r, const br_summary *s, const br_stats_totals *st)
+/* --dev: say the summary is of a part, so it is not taken for the whole. */
+static void print_kept_devices(FILE *out, const br_reader_opts *ro)
+{
+	if (!ro || !ro->ndevices)
+		return;
+	fprintf(out, "kept: device%s", ro->ndevices > 1 ? "s" : "");
+	for (unsigned i = 0; i < ro->ndevices; i++)
+		fprintf(out, " %u,%u", BR_DEV_MAJOR(ro->devices[i]), BR_DEV_MINOR(ro->devices[i]));
+	fprintf(out, " (--dev), times from %s first event\n", ro->ndevices > 1 ? "their" : "its");
+}
+
+void info_print(FILE *out, const br_reader *r, const br_reader_opts *ro, const br_summary *s,
+		const br_stats_totals *st)
 {
 	uint64_t origin = br_reader_start_time(r);
 	print_inputs(out, r);
+	print_kept_devices(out, ro);
 	uint64_t first = br_summary_first_time(s), last = br_summary_last_time(s);
 	char dur[32];
 	fprintf(out, "events: %" PRIu64 " (%" PRIu64 " notify records)\n", br_summary_events(s),

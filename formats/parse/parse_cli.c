@@ -36,6 +36,11 @@ static const char usage_text[] =
 	"      --info             print a summary: devices, span, events by action, IO\n"
 	"                         counts and bytes, processes, compressed members\n"
 	"      --text             also print events when converting\n"
+	"  -d, --dev=MAJ,MIN      keep only this device's events (or MAJ:MIN; repeat for\n"
+	"                         up to 16 devices) in every output; a remap to it is\n"
+	"                         kept, process names of all devices, messages of its\n"
+	"                         own; times count from its first event; a device with\n"
+	"                         no events is named on stderr and the exit status is 1\n"
 	"      --from=T           start at T after the trace's first event (1.5, 250ms, 2s)\n"
 	"      --to=T             stop after T (same units); the compressed file's member\n"
 	"                         index skips what lies outside the window\n"
@@ -54,9 +59,10 @@ static const char usage_text[] =
 	"  blkreel-parse samples/ext4-loop -o run.blktrace.gz\n"
 	"  zcat run.blktrace.gz | blkparse -i -            # classic tools read it\n"
 	"  blkreel-parse --info --from 1s --to 2s run.blktrace.gz\n"
+	"  blkreel-parse --dev 7,3 both.blktrace.gz -o loop3.blktrace.gz\n"
 	"\n"
 	"Exit status: 0 ok, 1 runtime failure (unreadable or damaged input, write\n"
-	"failure), 2 usage error.\n";
+	"failure, a --dev device without events), 2 usage error.\n";
 
 enum {
 	OPT_SPLIT = 256, OPT_INFO, OPT_FROM, OPT_TO, OPT_SALVAGE, OPT_FAST, OPT_TEXT,
@@ -72,6 +78,24 @@ static int add_input(parse_cli *cli, const char *path)
 	}
 	cli->inputs = in;
 	cli->inputs[cli->ninputs++] = path;
+	return 0;
+}
+
+/* --dev: one more device to keep (given twice, it is kept once). */
+static int add_device(parse_cli *cli, const char *arg)
+{
+	uint32_t dev;
+	int rc = br_cli_device(stderr, PROG, "--dev", arg, &dev);
+	if (rc)
+		return rc;
+	br_reader_opts *o = &cli->read;
+	for (unsigned i = 0; i < o->ndevices; i++)
+		if (o->devices[i] == dev)
+			return 0;
+	if (o->ndevices == BR_READER_MAX_DEVICES)
+		return br_cli_usage(stderr, PROG, "--dev %s: at most %d devices", arg,
+				    BR_READER_MAX_DEVICES);
+	o->devices[o->ndevices++] = dev;
 	return 0;
 }
 
@@ -93,6 +117,7 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
 		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+		{ "dev", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -102,7 +127,7 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 	bool want_text = false;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:ql:j:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:qd:l:j:hV", longopts, NULL)) != -1) {
 		uint64_t v;
 		int rc;
 		switch (c) {
@@ -122,6 +147,10 @@ int parse_cli_read(int argc, char **argv, parse_cli *cli)
 		case OPT_TO:
 			if ((rc = br_cli_window(stderr, PROG, "--to", optarg, &cli->read.has_to,
 						&cli->read.to_ns)))
+				return rc;
+			break;
+		case 'd':
+			if ((rc = add_device(cli, optarg)))
 				return rc;
 			break;
 		case 'q': cli->quiet = true; break;

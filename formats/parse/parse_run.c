@@ -69,6 +69,23 @@ static void warn_losses(const br_reader *r)
 	}
 }
 
+/* --dev: a device asked for that has no event. The output is written all
+ * the same (it is exactly that device's part: nothing), but a file without
+ * events must not pass for a split that worked, so the caller exits 1. */
+static bool warn_missing_devices(const br_reader *r, const br_reader_opts *o)
+{
+	bool missing = false;
+	for (unsigned i = 0; i < o->ndevices; i++) {
+		if (br_reader_device_events(r, i))
+			continue;
+		fprintf(stderr, "blkreel-parse: warning: no events of device %u,%u in the %s\n",
+			BR_DEV_MAJOR(o->devices[i]), BR_DEV_MINOR(o->devices[i]),
+			o->has_from || o->has_to ? "time window" : "input");
+		missing = true;
+	}
+	return missing;
+}
+
 int parse_run(const parse_cli *cli)
 {
 	run_state s = { 0 };
@@ -149,12 +166,13 @@ int parse_run(const parse_cli *cli)
 		return report(&err);
 	}
 	if (s.summary)
-		info_print(stdout, s.reader, s.summary, br_stats_get_totals(s.stats));
+		info_print(stdout, s.reader, &cli->read, s.summary, br_stats_get_totals(s.stats));
 	warn_losses(s.reader);
+	bool devices_missing = warn_missing_devices(s.reader, &cli->read);
 	release(&s, false);
 	if (fflush(stdout) != 0) {
 		perror("blkreel-parse: <stdout>");
 		return 1;
 	}
-	return 0;
+	return devices_missing ? 1 : 0;
 }

@@ -259,12 +259,10 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 				return br_cli_usage(stderr, PROG, "-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
 			break;
 		case OPT_DEV: {
-			unsigned ma, mi;
-			char tail;
-			if (sscanf(optarg, "%u,%u%c", &ma, &mi, &tail) != 2 && sscanf(optarg, "%u:%u%c", &ma, &mi, &tail) != 2)
-				return br_cli_usage(stderr, PROG, "--dev wants MAJOR,MINOR, not '%s'", optarg);
+			int rc = br_cli_device(stderr, PROG, "--dev", optarg, &o->dev);
+			if (rc)
+				return rc;
 			o->has_dev = true;
-			o->dev = BR_MKDEV(ma, mi);
 			break;
 		}
 		case 'P': o->by_process = true; break;

@@ -48,7 +48,7 @@ int plot_marks_add(plot_marks *m, const br_event *evs, int n, br_error *err)
 		unsigned code = br_event_code(ev);
 		if (code != __BLK_TA_QUEUE && code != __BLK_TA_ISSUE && code != __BLK_TA_COMPLETE)
 			continue;
-		if (o->has_dev && ev->device != o->dev)
+		if (o->has_dev && !br_event_on_device(ev, o->dev))
 			continue;
 		int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C
 			   : code == __BLK_TA_ISSUE  ? BR_KIND_D

@@ -153,18 +153,11 @@ int report_cli_read(int argc, char **argv, report_cli *cli)
 		case OPT_NO_FIGURE: no_figure = true; break;
 		case OPT_PER_IO: cli->per_io = optarg; break;
 		case 'q': cli->text = false; break;
-		case 'd': {
-			unsigned ma, mi;
-			char extra;
-			if (sscanf(optarg, "%u,%u%c", &ma, &mi, &extra) != 2 &&
-			    sscanf(optarg, "%u:%u%c", &ma, &mi, &extra) != 2)
-				return br_cli_usage(stderr, PROG, "--dev: '%s' is not MAJ,MIN", optarg);
-			if (ma >= (1u << 12) || mi >= (1u << BR_MINORBITS))
-				return br_cli_usage(stderr, PROG, "--dev: '%s' is out of range", optarg);
+		case 'd':
+			if ((rc = br_cli_device(stderr, PROG, "--dev", optarg, &cli->an.stats.device)))
+				return rc;
 			cli->an.stats.has_device = true;
-			cli->an.stats.device = BR_MKDEV(ma, mi);
 			break;
-		}
 		case OPT_FROM:
 			if ((rc = br_cli_window(stderr, PROG, "--from", optarg, &cli->read.has_from,
 						&cli->read.from_ns)))

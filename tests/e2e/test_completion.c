@@ -134,3 +134,23 @@ Test(completion, fixed_argument_lists)
 	cr_expect(offers(out, "bash"), "%s", out);
 	free(out);
 }
+
+/* parse's -d and --dev take a device number, as report's -d does. */
+Test(completion, parse_dev_offers_device_numbers)
+{
+	char *sys = NULL;
+	if (tu_runf(&sys, NULL, NULL, "cat /sys/class/block/*/dev 2>/dev/null | head -n 1 | tr : ,") ||
+	    !sys || !*sys) {
+		free(sys);
+		cr_skip_test("no /sys/class/block on this machine");
+	}
+	*strchr(sys, '\n') = 0;
+	char *out = complete("blkreel-parse -d ''");
+	char *dashed = complete("blkreel-parse --dev = ''");
+	cr_expect(offers(out, sys), "-d: %s not offered:\n%s", sys, out);
+	cr_expect(offers(dashed, sys), "--dev=: %s not offered:\n%s", sys, dashed);
+	cr_expect_eq(tu_count_lines(out, ","), tu_count_lines(out, ""), "only MAJ,MIN: %s", out);
+	free(out);
+	free(dashed);
+	free(sys);
+}

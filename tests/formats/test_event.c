@@ -133,3 +133,43 @@ Test(event, probe_rejects_garbage_and_unknown_versions)
 	cr_expect_eq(br_record_probe_magic((uint8_t *)&v6, &version), -2);
 	cr_expect_eq(version, 6);
 }
+
+/* One rule for "ev belongs to device D": its own device, a remap whose IO
+ * went to D, process names for every device, other notes by their device. */
+Test(event, on_device_rule)
+{
+	const uint32_t dm = BR_MKDEV(253, 0), loop = BR_MKDEV(7, 3), other = BR_MKDEV(7, 9);
+	br_event io = { .action = BLK_TA_QUEUE | BLK_TC_ACT(BLK_TC_WRITE), .device = loop };
+	cr_expect(br_event_on_device(&io, loop));
+	cr_expect_not(br_event_on_device(&io, other));
+	/* logged on dm, the IO went to loop: dm's record, and loop's too */
+	uint8_t pdu[16];
+	uint32_t from = htobe32(dm), to = htobe32(loop);
+	uint64_t sector = htobe64(4096);
+	memcpy(pdu, &from, 4);
+	memcpy(pdu + 4, &to, 4);
+	memcpy(pdu + 8, &sector, 8);
+	br_event remap = { .action = BLK_TA_REMAP | BLK_TC_ACT(BLK_TC_WRITE), .device = dm,
+			   .pdu = pdu, .pdu_len = sizeof pdu };
+	cr_expect(br_event_on_device(&remap, dm));
+	cr_expect(br_event_on_device(&remap, loop));
+	cr_expect_not(br_event_on_device(&remap, other));
+	remap.pdu_len = 8; /* no payload to say where it went */
+	cr_expect_not(br_event_on_device(&remap, loop));
+	/* a payload naming loop on a record that is not a remap is no remap */
+	br_event issue = { .action = BLK_TA_ISSUE, .device = dm, .pdu = pdu, .pdu_len = sizeof pdu };
+	cr_expect_not(br_event_on_device(&issue, loop));
+	br_event name = { .action = BLK_TN_PROCESS, .device = dm, .pdu = (const uint8_t *)"dd",
+			  .pdu_len = 3 };
+	cr_expect(br_event_on_device(&name, loop), "a pid's name is every device's");
+	br_event cg_name = name;
+	cg_name.action |= __BLK_TN_CGROUP;
+	cr_expect(br_event_on_device(&cg_name, loop));
+	br_event msg = { .action = BLK_TN_MESSAGE, .device = dm, .pdu = (const uint8_t *)"drops",
+			 .pdu_len = 5 };
+	cr_expect(br_event_on_device(&msg, dm));
+	cr_expect_not(br_event_on_device(&msg, loop), "another device's message is not this one's");
+	br_event stamp = { .action = BLK_TN_TIMESTAMP, .device = dm };
+	cr_expect_not(br_event_on_device(&stamp, loop));
+	cr_expect(br_event_on_device(&stamp, dm));
+}

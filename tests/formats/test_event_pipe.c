@@ -495,3 +495,75 @@ Test(event_pipe, a_hook_that_fails_ends_the_reading_with_its_error)
 	br_event_pipe_stop(p);
 	br_reader_close(r);
 }
+
+#define DEV2 BR_MKDEV(7, 4)
+
+/* n IOs, every third on DEV2, the rest on DEV; process names on DEV only
+ * (blkreel-capture's way: once, on the device of the pid's first IO). At
+ * raw (a single stream), and at path compressed when gz. */
+static void write_two_device_trace(int n, bool gz)
+{
+	char raw[1100];
+	snprintf(raw, sizeof raw, "%s/two.blktrace.0", tu_dir);
+	tg_buf b = { 0 };
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 1000 + (uint64_t)i * 10;
+		uint32_t pid = 100 + (uint32_t)(i / 7 % 5);
+		if (i < 35 && i % 7 == 0) {
+			br_event pe = tg_process(t, 0, pid, "worker");
+			pe.device = DEV;
+			tg_append(&b, &pe, false);
+		}
+		br_event ev = tg_io(t, i % 3 ? DEV : DEV2, 0, i % 2 ? TG_C_W : TG_Q_W, (uint64_t)i * 8,
+				    4096, pid);
+		ev.sequence = (uint32_t)i;
+		tg_append(&b, &ev, false);
+	}
+	cr_assert_eq(tg_write(&b, raw), 0);
+	tg_free(&b);
+	snprintf(path, sizeof path, "%s/%s", tu_dir, gz ? "two.blktrace.gz" : "two.blktrace.0");
+	if (gz)
+		convert_to_compressed(raw, path);
+}
+
+/* The reader's device filter on the pipe's bulk path (one stream, events
+ * copied out of the read-ahead batch) hands out what br_reader_next does:
+ * DEV2's IOs, every name, each IO with its pid's name; and counts them. */
+Test(event_pipe, device_filter_on_the_bulk_path)
+{
+	for (int gz = 0; gz < 2; gz++) {
+		write_two_device_trace(60000, gz);
+		br_reader_opts o = { .ndevices = 1, .devices = { DEV2 } };
+		ropts = &o;
+		uint64_t count;
+		br_error err;
+		cr_assert_eq(compare_with_reader(&count, &err), 0, "%s", err.msg);
+		cr_expect_eq(count, 20000 + 5, "gz %d: DEV2's IOs and the 5 names", gz);
+		br_reader *r = open_trace();
+		br_event_pipe *p;
+		cr_assert_eq(br_event_pipe_start(&p, r, &err), 0);
+		const br_event *evs;
+		int n;
+		uint64_t ios = 0, names = 0, unnamed = 0;
+		while ((n = br_event_pipe_next(p, &evs, &err)) > 0)
+			for (int i = 0; i < n; i++) {
+				if (br_event_is_notify(&evs[i])) {
+					names++;
+					continue;
+				}
+				cr_assert_eq(evs[i].device, DEV2, "event %llu", (unsigned long long)ios);
+				cr_assert_eq(evs[i].sector % 24, 0, "every third IO");
+				ios++;
+				unnamed += !evs[i].comm;
+			}
+		cr_assert_eq(n, 0, "%s", err.msg);
+		br_event_pipe_stop(p);
+		cr_expect_eq(ios, 20000);
+		cr_expect_eq(names, 5);
+		cr_expect_eq(unnamed, 0);
+		cr_expect_eq(br_reader_device_events(r, 0), 20000);
+		cr_expect_eq(br_reader_device_events(r, 1), 0);
+		br_reader_close(r);
+		ropts = NULL;
+	}
+}

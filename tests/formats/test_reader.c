@@ -512,3 +512,61 @@ Test(reader, all_empty_cpu_set_is_empty_input)
 	cr_assert_eq(tg_write(&empty, tu_path("idle.blktrace.1")), 0);
 	expect_error(tu_path("idle"), BR_EFORMAT, 0);
 }
+
+/* opts.devices: the trace starts at the kept device's first event, so the
+ * window counts from there; notes of other devices before it are dropped,
+ * names kept; several streams are filtered alike; more devices than the
+ * reader holds is an error. */
+Test(reader, device_filter_moves_the_start_and_the_window)
+{
+	const uint32_t other = BR_MKDEV(7, 4);
+	tg_buf b0 = { 0 }, b1 = { 0 };
+	br_event msg = { .time = 10, .action = BLK_TN_MESSAGE, .device = other,
+			 .pdu = (const uint8_t *)"other", .pdu_len = 5 };
+	tg_append(&b0, &msg, false);
+	br_event name = tg_process(10, 0, 1, "dd");
+	name.device = other;
+	tg_append(&b0, &name, false);
+	for (int i = 0; i < 10; i++) { /* other at 100..1000, DEV at 5000.. on CPU 1 */
+		br_event ev = tg_io(100 + (uint64_t)i * 100, other, 0, TG_Q_W, (uint64_t)i, 512, 1);
+		tg_append(&b0, &ev, false);
+		ev = tg_io(5000 + (uint64_t)i * 1000, DEV, 1, TG_Q_W, 100 + (uint64_t)i, 512, 1);
+		tg_append(&b1, &ev, false);
+	}
+	cr_assert_eq(tg_write(&b0, tu_path("dev.blktrace.0")), 0);
+	cr_assert_eq(tg_write(&b1, tu_path("dev.blktrace.1")), 0);
+	const char *p[] = { tu_path("dev") };
+	br_reader_opts o = { .ndevices = 1, .devices = { DEV } };
+	br_reader *r;
+	br_error err;
+	cr_assert_eq(br_reader_open(&r, p, 1, &o, &err), 0, "%s", err.msg);
+	cr_expect_eq(br_reader_start_time(r), 5000);
+	br_event ev;
+	cr_assert_eq(br_reader_next(r, &ev, &err), 1);
+	cr_expect(br_event_is_notify(&ev) && br_event_code(&ev) == __BLK_TN_PROCESS,
+		  "another device's name is kept, its message is not");
+	for (int i = 0; i < 10; i++) {
+		cr_assert_eq(br_reader_next(r, &ev, &err), 1);
+		cr_expect_eq(ev.device, DEV);
+		cr_expect_eq(ev.time, 5000 + (uint64_t)i * 1000);
+		cr_expect_str_eq(ev.comm ? ev.comm : "", "dd");
+	}
+	cr_expect_eq(br_reader_next(r, &ev, &err), 0);
+	cr_expect_eq(br_reader_device_events(r, 0), 10);
+	br_reader_close(r);
+	/* from 2 us after DEV's first event: 7000 on (the whole trace's start
+	 * would put it at 2100) */
+	uint64_t times[16];
+	o.has_from = true;
+	o.from_ns = 2000;
+	cr_assert_eq(read_all(p, 1, &o, times, NULL, 16), 1 + 8);
+	cr_expect_eq(times[1], 7000);
+	/* both devices: all 20 IOs and both notes */
+	br_reader_opts both = { .ndevices = 2, .devices = { DEV, other } };
+	cr_expect_eq(read_all(p, 1, &both, times, NULL, 16), 22);
+	br_reader_opts too_many = { .ndevices = BR_READER_MAX_DEVICES + 1 };
+	cr_expect_eq(br_reader_open(&r, p, 1, &too_many, &err), BR_EINVAL);
+	cr_expect(strstr(err.msg, "at most"), "%s", err.msg);
+	tg_free(&b0);
+	tg_free(&b1);
+}

@@ -34,4 +34,12 @@ int br_cli_count(FILE *err, const char *tool, const char *option, const char *ar
 int br_cli_window(FILE *err, const char *tool, const char *option, const char *arg, bool *has,
 		  uint64_t *ns);
 
+/* A device number for a per-device option (--dev): "MAJ,MIN" or "MAJ:MIN",
+ * into *dev (BR_MKDEV encoding): 0, or a usage error "OPTION: 'ARG' is not
+ * MAJ,MIN" or "OPTION: 'ARG' is out of range" (a major from 0 to 4095, a
+ * minor from 0 to 1048575, what blk_io_trace can hold) and
+ * BR_CLI_EXIT_USAGE. */
+int br_cli_device(FILE *err, const char *tool, const char *option, const char *arg,
+		  uint32_t *dev);
+
 #endif

@@ -81,6 +81,18 @@ bool br_event_remap(const br_event *ev, uint32_t *from_device, uint64_t *from_se
  * blkparse prints instead of the record's device; else ev->device. */
 uint32_t br_event_display_device(const br_event *ev);
 
+/* Whether ev belongs to device (BR_MKDEV encoding): the one rule for every
+ * per-device view (blkreel-parse --dev, blkreel-report -d, the statistics).
+ *   - an IO event: logged on device, or a remap ('A') whose IO went to
+ *     device (br_event_display_device, the device blkparse prints);
+ *   - a process-name record: every device's. A name is a pid's, not a
+ *     device's, and one capture of several devices names each pid once,
+ *     on the device of the first IO it saw from it (blkreel-capture), so a
+ *     per-device view that kept only its own would lose names;
+ *   - any other notify record (a message such as blkreel-capture's drops
+ *     line, the kernel's start timestamp): the device it was logged on. */
+bool br_event_on_device(const br_event *ev, uint32_t device);
+
 /* Read/write classification from the category bits. */
 static inline bool br_event_is_write(const br_event *ev)
 {

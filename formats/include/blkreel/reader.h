@@ -25,6 +25,9 @@
 
 typedef struct br_reader br_reader;
 
+/* Most devices one reader can be asked to keep (br_reader_opts.devices). */
+#define BR_READER_MAX_DEVICES 16
+
 typedef struct br_reader_opts {
 	unsigned threads;   /* inflate threads for compressed inputs; 0 = online CPUs */
 	bool salvage;       /* compressed input: report a damaged member and go on past it */
@@ -34,6 +37,13 @@ typedef struct br_reader_opts {
 	uint64_t to_ns;
 	const char *format; /* force an input kind by name (see br_input_format_names); NULL = detect */
 	bool skip_bad;      /* text formats: skip malformed lines (counted) instead of failing */
+	/* ndevices > 0: hand out only the records that belong to one of
+	 * devices[0..ndevices) by br_event_on_device (process names of every
+	 * device, other notes of these). The trace then starts at their first
+	 * event (the window and relative times count from there), as it does
+	 * in the file that keeps only them. */
+	unsigned ndevices;
+	uint32_t devices[BR_READER_MAX_DEVICES]; /* BR_MKDEV encoding */
 } br_reader_opts;
 
 enum br_input_kind {
@@ -92,6 +102,11 @@ uint64_t br_reader_start_time(const br_reader *r);
 
 size_t br_reader_ninputs(const br_reader *r);
 const br_input_info *br_reader_input(const br_reader *r, size_t i);
+
+/* With br_reader_opts.devices: how many IO events (not notify records) of
+ * devices[i] were handed out so far (a remap between two of them counts
+ * for both). 0 when i is not below ndevices. */
+uint64_t br_reader_device_events(const br_reader *r, size_t i);
 
 /* The process name recorded for pid, or NULL. */
 const char *br_reader_comm(const br_reader *r, uint32_t pid);

@@ -101,8 +101,7 @@ static void count_seek(br_analysis *a, an_group *d, const br_event *ev, int kind
 static bool wanted(const br_analysis *a, const br_event *ev)
 {
 	const br_stats_opts *o = &a->opts.stats;
-	return !o->has_device || ev->device == o->device ||
-	       (br_event_code(ev) == __BLK_TA_REMAP && br_event_display_device(ev) == o->device);
+	return !o->has_device || br_event_on_device(ev, o->device);
 }
 
 int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)

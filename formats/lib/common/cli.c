@@ -1,6 +1,9 @@
 #include "blkreel/cli.h"
 
 #include <stdarg.h>
+#include <string.h>
+
+#include "blkreel/event.h"
 
 #include "blkreel/units.h"
 
@@ -38,5 +41,23 @@ int br_cli_window(FILE *err, const char *tool, const char *option, const char *a
 		return br_cli_usage(err, tool, "%s: '%s' is not a time (e.g. 1.5, 250ms, 2s)", option,
 				    arg);
 	*has = true;
+	return 0;
+}
+
+int br_cli_device(FILE *err, const char *tool, const char *option, const char *arg,
+		  uint32_t *dev)
+{
+	size_t cut = strcspn(arg, ",:");
+	char major[24];
+	uint64_t ma, mi;
+	if (!arg[cut] || cut >= sizeof major)
+		return br_cli_usage(err, tool, "%s: '%s' is not MAJ,MIN", option, arg);
+	memcpy(major, arg, cut);
+	major[cut] = 0;
+	if (br_parse_uint(major, 0, UINT64_MAX, &ma) || br_parse_uint(arg + cut + 1, 0, UINT64_MAX, &mi))
+		return br_cli_usage(err, tool, "%s: '%s' is not MAJ,MIN", option, arg);
+	if (ma >= (1u << (32 - BR_MINORBITS)) || mi >= (1u << BR_MINORBITS))
+		return br_cli_usage(err, tool, "%s: '%s' is out of range", option, arg);
+	*dev = BR_MKDEV(ma, mi);
 	return 0;
 }

@@ -89,6 +89,15 @@ uint32_t br_event_display_device(const br_event *ev)
 	return be32toh(dev_to);
 }
 
+bool br_event_on_device(const br_event *ev, uint32_t device)
+{
+	if (ev->device == device)
+		return true;
+	if (br_event_is_notify(ev))
+		return br_event_code(ev) == __BLK_TN_PROCESS;
+	return br_event_code(ev) == __BLK_TA_REMAP && br_event_display_device(ev) == device;
+}
+
 /* Field offsets of struct blk_io_trace; spelled out so the codec does not
  * depend on the compiler's layout of the kernel header. */
 enum {

@@ -75,12 +75,30 @@ struct br_reader {
 	bool cache_valid;
 	uint64_t start_time;
 	uint64_t window_from, window_to; /* absolute */
+	uint64_t device_events[BR_READER_MAX_DEVICES]; /* handed out, per opts.devices */
 	int sticky;           /* first error, returned again */
 	br_error sticky_err;
 	bool finished;
 };
 
 static void learn_comm(br_comm_table *comms, const br_event *ev, bool *changed);
+
+/* opts.devices: whether ev belongs to one of them. */
+static bool on_devices(const br_reader *r, const br_event *ev)
+{
+	for (unsigned i = 0; i < r->opts.ndevices; i++)
+		if (br_event_on_device(ev, r->opts.devices[i]))
+			return true;
+	return false;
+}
+
+/* An IO event of opts.devices handed out: count it for each it belongs to. */
+static void count_on_devices(br_reader *r, const br_event *ev)
+{
+	for (unsigned i = 0; i < r->opts.ndevices; i++)
+		if (br_event_on_device(ev, r->opts.devices[i]))
+			r->device_events[i]++;
+}
 
 /* A notify record read ahead into a batch: learn its name (blkparse's
  * order, see the top of this file). */
@@ -303,7 +321,8 @@ static const char *comm_of(br_reader *r, uint32_t pid)
 
 /* Read each stream up to its first real event; notify records before it
  * are held and handed out first, so the trace start is a real event's
- * time, as blkparse's "genesis". */
+ * time, as blkparse's "genesis". With opts.devices, records of other
+ * devices are passed over: the start is the first event of those kept. */
 static int prime(br_reader *r, br_error *err)
 {
 	bool any = false;
@@ -313,9 +332,15 @@ static int prime(br_reader *r, br_error *err)
 			int rc = stream_advance(r, s, err);
 			if (rc)
 				return rc;
-			if (!s->has_head || !br_event_is_notify(&s->head))
+			if (!s->has_head)
 				break;
-			if (hold_notify(r, &s->head))
+			bool kept = !r->opts.ndevices || on_devices(r, &s->head);
+			if (!br_event_is_notify(&s->head)) {
+				if (kept)
+					break;
+				continue;
+			}
+			if (kept && hold_notify(r, &s->head))
 				return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
 		}
 		if (s->has_head && (!any || s->head.time < r->start_time)) {
@@ -388,6 +413,12 @@ int br_reader_open(br_reader **out, const char *const *paths, size_t npaths,
 		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
 	if (opts)
 		r->opts = *opts;
+	if (r->opts.ndevices > BR_READER_MAX_DEVICES) {
+		unsigned n = r->opts.ndevices;
+		free(r);
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "%u devices asked for, at most %d",
+				    n, BR_READER_MAX_DEVICES);
+	}
 	r->comms = br_comm_table_new();
 	r->inputs = calloc(npaths, sizeof *r->inputs);
 	if (!r->comms || !r->inputs) {
@@ -488,6 +519,12 @@ int br_reader_next(br_reader *r, br_event *ev, br_error *err)
 		r->emitted = h;
 		if (!notify && head->time < r->window_from)
 			continue;
+		if (r->opts.ndevices) {
+			if (!on_devices(r, head))
+				continue;
+			if (!notify)
+				count_on_devices(r, head);
+		}
 		*ev = *head;
 		if (!notify)
 			ev->comm = comm_of(r, ev->pid);
@@ -525,6 +562,11 @@ const br_input_info *br_reader_input(const br_reader *r, size_t i)
 	return &slot->info;
 }
 
+uint64_t br_reader_device_events(const br_reader *r, size_t i)
+{
+	return i < r->opts.ndevices ? r->device_events[i] : 0;
+}
+
 const char *br_reader_comm(const br_reader *r, uint32_t pid)
 {
 	return br_comm_table_get(r->comms, pid);
@@ -547,7 +589,8 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 	 * over each, on locals (the stores into out would otherwise make the
 	 * compiler reload the stream's fields for every event) */
 	uint64_t from = r->window_from, to = r->window_to;
-	size_t pos = s->pos;
+	bool by_device = r->opts.ndevices != 0;
+	size_t pos = s->pos, first = s->pos;
 	for (int part = 0; part < 2; part++) {
 		size_t base = part ? s->nbatch : 0;
 		size_t end = part ? s->nbatch + s->nview : s->nbatch;
@@ -562,6 +605,10 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 				stop = true; /* br_reader_next ends or skips there */
 				break;
 			}
+			if (by_device && !on_devices(r, e)) {
+				pos++; /* as br_reader_next passes over it */
+				continue;
+			}
 			br_event *o = &out[k];
 			*o = *e;
 			o->pdu = NULL;
@@ -575,8 +622,11 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 				o->pdu = arena + at;
 				at += need;
 			}
-			if (!notify)
+			if (!notify) {
 				o->comm = comm_of(r, o->pid);
+				if (by_device)
+					count_on_devices(r, e);
+			}
 			k++;
 			pos++;
 		}
@@ -584,7 +634,7 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 			break;
 	}
 	s->pos = pos;
-	if (k) {
+	if (pos != first) {
 		/* as if br_reader_next had handed out the last one */
 		const uint8_t *pdu;
 		s->head = *batch_event(s, s->pos - 1, &pdu);

@@ -73,8 +73,7 @@ int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 {
 	if (br_event_is_notify(ev))
 		return 0;
-	if (s->opts.has_device && ev->device != s->opts.device &&
-	    !(br_event_code(ev) == __BLK_TA_REMAP && br_event_display_device(ev) == s->opts.device))
+	if (s->opts.has_device && !br_event_on_device(ev, s->opts.device))
 		return 0;
 	if (!s->started) {
 		s->started = true;

@@ -3,8 +3,9 @@
  * loop devices we create, with ONE known difference between the two sides
  * (depth, think time, flushes, request size limit, IO size, merging,
  * read-ahead, scheduler, backing store, journalling), so the cause that must
- * come first is known; A/A pairs change nothing and must give an empty
- * diagnosis (issue 11, "How it is judged"). The recipes are
+ * come first is known; A/A pairs change nothing (their two sides run at
+ * once on two devices built alike, so the host's drift between runs hits
+ * both) and must give an empty diagnosis (issue 11, "How it is judged"). The recipes are
  * tests/report/pairs/make_pairs.sh --quick, the same script that made the
  * full-length pairs; see its --list. Side B is always the slower one. */
 #include <criterion/criterion.h>

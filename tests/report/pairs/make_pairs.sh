@@ -2,7 +2,8 @@
 # make_pairs.sh — capture controlled pairs of block traces for judging blkreel-report's diagnosis.
 # Each pair is the same fio job captured twice (A, then B) with ONE known difference between the
 # two sides (a queue knob, the job's depth, think time, flushes, IO size, the backing store), so
-# the cause that must come first is known; A/A pairs change nothing and must give no diagnosis.
+# the cause that must come first is known; A/A pairs change nothing and must give no diagnosis
+# (their two sides run at once on two devices built alike, captured together and split by device).
 #   make_pairs.sh [-o DIR] [--quick] [PAIR...]      # every pair when none is named
 #   make_pairs.sh --list                            # names, what differs, expected first cause
 # Exit 0 ok, 1 failure, 2 usage, 3 this kernel lacks what a pair needs (e.g. the kyber scheduler).
@@ -33,6 +34,7 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 BIN=${BLKREEL_BIN:-$ROOT/bin}
 CAP=$BIN/blkreel-capture
 REPORT=$BIN/blkreel-report
+PARSE=$BIN/blkreel-parse
 OUT=$PWD/pairs-data
 BACKEND=${PAIRS_BACKEND:-tracefs}
 QUICK=0
@@ -46,7 +48,7 @@ log() { printf '[make_pairs] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 missing() { log "missing: $*"; exit 3; } # the kernel lacks a feature a pair needs
 usage() {
-    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     exit "${1:-0}"
 }
 
@@ -100,10 +102,10 @@ detach_all() {
 # The loop devices' IO is done by kernel threads (see boost_workers.py): while a side runs they
 # get the workload's priority, and from every path they get their own back.
 BOOST_PID="" BOOST_STATE=""
-boost_start() { # boost_start DEV
+boost_start() { # boost_start DEV...
     BOOST_STATE=$TMP/boost.state
     ((${#RT[@]})) || return 0
-    python3 "$HERE/boost_workers.py" --fifo "$RT_PRIO" --state "$BOOST_STATE" "$1" &
+    python3 "$HERE/boost_workers.py" --fifo "$RT_PRIO" --state "$BOOST_STATE" "$@" &
     BOOST_PID=$!
 }
 boost_stop() {
@@ -133,12 +135,14 @@ cleanup() {
 }
 
 # ---- pairs: each sets DIFF, WORKLOAD, EXPECT, then runs side a / side b ------------------------
-FIO_COMMON=(--output=/dev/null --name=job --size=64M)
+FIO_GLOBAL=(--output=/dev/null --size=64M)
+FIO_COMMON=("${FIO_GLOBAL[@]}" --name=job)
 # Sides run for a fixed time, not a fixed number of IOs: the fast side of a pair would otherwise
 # last tens of milliseconds, a few scheduler slices, and its time slices judge nothing.
 TIMED=(--time_based --runtime="$RUN_S")
 
 describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
+    local AT_ONCE="A and B at once, on two devices built alike, in one capture split by device (see side_both)"
     case $1 in
     concurrency)
         DIFF="fio iodepth: A 16, B 1 (libaio, O_DIRECT)"
@@ -182,15 +186,15 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         EXPECT="amplification" ;;
     aa_randread)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB random reads, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, ${RUN_S} s, RAM-backed loop; $AT_ONCE"
         EXPECT="none: empty diagnosis" ;;
     aa_qd4_writes)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, ${RUN_S} s, RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared)"
+        WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, ${RUN_S} s, RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared); $AT_ONCE"
         EXPECT="none: empty diagnosis" ;;
     aa_buffered_read)
         DIFF="nothing (A/A)"
-        WORKLOAD="4 KiB sequential buffered reads of the whole device ($BIG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop"
+        WORKLOAD="4 KiB sequential buffered reads of the whole device ($BIG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop; $AT_ONCE"
         EXPECT="none: empty diagnosis" ;;
     esac
 }
@@ -204,7 +208,7 @@ if ((LIST)); then
 fi
 
 [[ $(id -u) -eq 0 ]] || die "must run as root"
-[[ -x $CAP && -x $REPORT ]] || die "build first (make tools): $CAP or $REPORT is missing"
+[[ -x $CAP && -x $REPORT && -x $PARSE ]] || die "build first (make tools): $CAP, $REPORT or $PARSE is missing"
 for c in losetup fio dd blockdev mkfs.ext4 mount umount mountpoint python3; do
     command -v "$c" >/dev/null || die "missing $c"
 done
@@ -228,7 +232,7 @@ attach() { # attach ram|disk [MiB] — sets L (device), Q (its queue dir) and MI
     MIB=${2:-$IMG_MIB}
     case $1 in
     ram)
-        img=$SHM/ram-$MIB.img
+        img=$SHM/ram-$MIB-${#LOOPS[@]}.img # a second device of a pair gets its own file
         # every page allocated now: a first write into a tmpfs hole costs several times a rewrite
         [[ -e $img ]] || dd if=/dev/zero of="$img" bs=1M count="$MIB" status=none
         L=$(losetup --find --show "$img") ;;
@@ -296,6 +300,54 @@ side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.bl
     mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
 }
 
+# An A/A pair's two sides run at once, on two devices built alike, in one capture split by device
+# afterwards. Run one after the other, the host's drift between two seconds (another guest, a
+# loop worker's CPU) made the same job 0.4x-2.5x apart in CI, and no trace can tell that from a
+# real difference; at once, whatever the machine does hits both sides alike, and what is left
+# between them is the noise the diagnosis must not report.
+side_both() { # side_both PAIR DEV_A DEV_B CMD... — capture CMD (its jobs on both devices) into A and B
+    local pair=$1 da=$2 db=$3; shift 3
+    mkdir -p "$OUT/$pair"
+    ((TOUCH_MIB)) && touch_memory "$TOUCH_MIB"
+    blockdev --flushbufs "$da"
+    blockdev --flushbufs "$db"
+    log "$pair/a+b on $da and $db: $*"
+    boost_start "$da" "$db"
+    "${RT[@]}" "$@" >/dev/null # untraced first, as in side()
+    blockdev --flushbufs "$da"
+    blockdev --flushbufs "$db"
+    local try lost=-1 rc s dev
+    for try in 1 2 3; do
+        rc=0
+        "${RT[@]}" "$CAP" -q --backend "$BACKEND" -d "$da" -d "$db" -o "$TMP/$pair-ab" -- "$@" >/dev/null \
+            2>"$TMP/cap.err" || rc=$?
+        if ((rc)); then
+            log "$pair/a+b: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
+            continue
+        fi
+        lost=0
+        for s in a b; do
+            [[ $s == a ]] && dev=$da || dev=$db
+            "$PARSE" --no-progress --dev "$(maj_min "$dev")" "$TMP/$pair-ab.blktrace.gz" \
+                -o "$TMP/$pair-$s.blktrace.gz" || die "$pair: blkreel-parse could not split the capture by device"
+            lost=$((lost + $(never_completed "$TMP/$pair-$s.blktrace.gz")))
+        done
+        ((lost == 0)) && break
+        log "$pair/a+b: $lost requests issued but never completed in the trace (try $try of 3)"
+    done
+    boost_stop
+    ((rc == 0 && lost == 0)) || die "$pair/a+b: no complete capture in 3 tries"
+    for s in a b; do
+        mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
+    done
+}
+
+maj_min() { # maj_min DEV — its MAJ,MIN
+    local hex
+    hex=$(stat -L -c '%t %T' "$1")
+    printf '%d,%d' "0x${hex% *}" "0x${hex#* }"
+}
+
 never_completed() { # never_completed TRACE — requests issued and not completed, by blkreel-report
     "$REPORT" "$1" --json "$TMP/check.json" >/dev/null
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["pairing"]["never_completed"])' "$TMP/check.json"
@@ -303,6 +355,9 @@ never_completed() { # never_completed TRACE — requests issued and not complete
 
 fio_on() { # fio_on DEV ARGS... — the fio command line for a job on DEV
     FIO=(fio "${FIO_COMMON[@]}" --filename="$1" "${@:2}")
+}
+fio_both() { # fio_both DEV_A DEV_B ARGS... — one fio running the job on both devices at once
+    FIO=(fio "${FIO_GLOBAL[@]}" "${@:3}" --name=a --filename="$1" --name=b --filename="$2")
 }
 
 run_pair() {
@@ -389,22 +444,23 @@ run_pair() {
         MNT="" ;;
     aa_randread)
         attach ram; LA=$L
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
-        side "$p" a "$LA" "${FIO[@]}"
-        side "$p" b "$LA" "${FIO[@]}" ;;
+        attach ram; LB=$L
+        fio_both "$LA" "$LB" --rw=randread --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
+        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
     aa_qd4_writes)
         attach ram; LA=$L
-        fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
+        attach ram; LB=$L
+        fio_both "$LA" "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
             "${TIMED[@]}"
-        side "$p" a "$LA" "${FIO[@]}"
-        side "$p" b "$LA" "${FIO[@]}" ;;
+        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
     aa_buffered_read)
         attach ram "$BIG_MIB"; LA=$L
-        TOUCH_MIB=$((2 * BIG_MIB))
-        fio_on "$LA" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
+        attach ram "$BIG_MIB"; LB=$L
+        TOUCH_MIB=$((4 * BIG_MIB))
+        fio_both "$LA" "$LB" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 32
-        side "$p" a "$LA" "${FIO[@]}"
-        side "$p" b "$LA" "${FIO[@]}" ;;
+        knob "$LB" read_ahead_kb 32
+        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
     esac
     TOUCH_MIB=0
     detach_all

@@ -750,6 +750,33 @@ Test(stats, an_issue_after_an_emptying_sweep_is_lost_at_the_limit)
 	cr_expect_float_eq(t->inflight_avg, (990.0 * US + 100.0 * MS) / (2600.0 * MS), 1e-12);
 }
 
+/* Completions are counted into the in-flight sweep as soon as everything
+ * before them in the log is settled, but never past an issue still open:
+ * IO 0, issued first and never completed, holds back the completed IOs
+ * behind it until it is lost at the limit (1 s), and is never in flight.
+ * IOs 1..150: one every 10 ms from 5 ms, 2 ms each, never overlapping. */
+Test(stats, settled_completions_wait_behind_an_open_issue)
+{
+	ev(0, __BLK_TA_ISSUE, R, 0, 4096);
+	for (uint64_t i = 1; i <= 150; i++) {
+		ev(i * 10 * MS - 5 * MS, __BLK_TA_ISSUE, R, i * 1000, 4096);
+		ev(i * 10 * MS - 3 * MS, __BLK_TA_COMPLETE, R, i * 1000, 4096);
+	}
+	const br_stats_totals *t = finish();
+	cr_expect_eq(t->lost_ios, 1);
+	cr_expect_eq(t->never_completed, 1);
+	cr_expect_eq(t->inflight_max, 1);
+	cr_expect_float_eq(t->inflight_avg, 150 * 2.0 * MS / (1497.0 * MS), 1e-12);
+	br_stats_series s;
+	cr_assert_eq(br_stats_series_get(S, 100 * MS, 0, 0, &s, &E), 0);
+	cr_assert_geq(s.n, 14);
+	for (size_t i = 0; i < 13; i++) { /* (the last ones cover part of their width) */
+		cr_expect_float_eq(s.b[i].inflight_avg, 0.2, 1e-9, "bucket %zu: %.6f", i, s.b[i].inflight_avg);
+		cr_expect_eq(s.b[i].inflight_max, 1, "bucket %zu", i);
+	}
+	br_stats_series_free(&s);
+}
+
 /* The limit is taken when the sweep runs: a D2C of 0.5 s raises it to 2 s
  * after the first due time was worked out with 1 s, so IO 2, open 1.8 s,
  * is not lost; both IOs overlap from 0.1 to 0.5 s. */

@@ -59,7 +59,46 @@ static void note_tail(br_stats *s, const flight_log *l, uint64_t t)
 static int push(br_stats *s, uint64_t t, uint32_t req, int delta, uint64_t *pos)
 {
 	note_tail(s, &s->flog, t);
+	if (t < s->flog_last_t)
+		s->flog_unordered = true;
+	s->flog_last_t = t;
 	return push_to(&s->flog, t, req, delta, pos);
+}
+
+/* What the sweep does with an entry whose fate is known: a completion or
+ * requeue, or an issue whose completion came. */
+static void count_settled(br_stats *s, const flight_ev *e)
+{
+	if (e->delta < 0) {
+		stats_inflight_change(s, e->t, -1);
+		return;
+	}
+	stats_inflight_change(s, e->t, +1);
+	size_t k = stats_bucket_at(s, STATS_HIT_SWEEP, e->t);
+	if (k != SIZE_MAX && s->b[k].inflight_max < s->cur_inflight)
+		s->b[k].inflight_max = s->cur_inflight;
+	if (s->t.inflight_max < s->cur_inflight)
+		s->t.inflight_max = s->cur_inflight;
+}
+
+/* Count the log's tail now, while it is in the caches, as far as the fate
+ * of its entries is known: the sweep would count them the same way when
+ * due, in the same order, and it stops at the first issue still open,
+ * which it judges when due as before. That holds while the log is in time
+ * order (every entry before an open issue is due when it is); a log out
+ * of order keeps its entries for the sweep. */
+static void settle(br_stats *s)
+{
+	flight_log *l = &s->flog;
+	if (s->flog_unordered)
+		return;
+	while (l->tail < l->head) {
+		const flight_ev *e = &l->e[l->tail & (l->cap - 1)];
+		if (e->delta > 0 && !e->done)
+			break;
+		l->tail++;
+		count_settled(s, e);
+	}
 }
 
 int stats_queue_add(br_stats *s, uint32_t i, uint64_t t)
@@ -111,7 +150,10 @@ int stats_flight_end(br_stats *s, uint32_t i, uint64_t t)
 	flight_log *l = &s->flog;
 	if (r->dpos >= l->tail && r->dpos < l->head)
 		l->e[r->dpos & (l->cap - 1)].done = 1;
-	return push(s, t, i, -1, NULL);
+	if (push(s, t, i, -1, NULL))
+		return BR_ENOMEM;
+	settle(s);
+	return 0;
 }
 
 static uint64_t lost_limit(const br_stats *s)
@@ -151,11 +193,7 @@ void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 		if (!final && e->t + lim > now)
 			break;
 		l->tail++;
-		if (e->delta < 0) {
-			stats_inflight_change(s, e->t, -1);
-			continue;
-		}
-		if (!e->done) {
+		if (e->delta > 0 && !e->done) {
 			/* open past the limit (or at the end): lost */
 			pair_req *r = &s->pt.r[e->req];
 			s->t.lost_ios++;
@@ -165,12 +203,7 @@ void stats_flight_sweep(br_stats *s, uint64_t now, bool final)
 			}
 			continue;
 		}
-		stats_inflight_change(s, e->t, +1);
-		size_t k = stats_bucket_at(s, STATS_HIT_SWEEP, e->t);
-		if (k != SIZE_MAX && s->b[k].inflight_max < s->cur_inflight)
-			s->b[k].inflight_max = s->cur_inflight;
-		if (s->t.inflight_max < s->cur_inflight)
-			s->t.inflight_max = s->cur_inflight;
+		count_settled(s, e);
 	}
 	/* Nothing is due before the older tail plus the limit: the events
 	 * before that skip the sweep (stats_flight_sweep_due). Only the tails

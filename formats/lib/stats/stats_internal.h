@@ -160,6 +160,8 @@ struct br_stats {
 	uint32_t lost_open;       /* lost and still open: in raw_inflight, not in flight */
 	uint64_t worst_d2c;
 	flight_log flog;
+	uint64_t flog_last_t;     /* time of the newest entry of flog */
+	bool flog_unordered;      /* an entry came older than the one before it */
 	flight_log qlog;          /* Q of requests not yet issued, by the same limit */
 	bool keep_qlog;           /* only with hooks (stats_set_hooks) */
 	/* no sweep can find anything due before this time (absolute ns): at

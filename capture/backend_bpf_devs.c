@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "blkreel/event.h"
+#include "devices.h"
 
 static int read_u64(const char *path, unsigned long long *v)
 {
@@ -16,19 +16,6 @@ static int read_u64(const char *path, unsigned long long *v)
 		return -1;
 	int ok = fscanf(f, "%llu", v) == 1;
 	fclose(f);
-	return ok ? 0 : -1;
-}
-
-static int read_devt(const char *path, uint32_t *dev)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	unsigned ma, mi;
-	int ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
-	fclose(f);
-	if (ok)
-		*dev = BR_MKDEV(ma, mi);
 	return ok ? 0 : -1;
 }
 
@@ -47,9 +34,7 @@ int bpf_dev_rules(const cap_config *cfg, struct bcr_dev *rules, br_error *err)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < cfg->ndevices; i++) {
 			const cap_device *d = &cfg->devices[i];
-			char path[300];
-			snprintf(path, sizeof path, "%s/partition", d->sysfs);
-			bool part = access(path, F_OK) == 0;
+			bool part = cap_device_is_partition(d);
 			if (part != (pass == 1))
 				continue;
 			if (!part) {
@@ -57,12 +42,13 @@ int bpf_dev_rules(const cap_config *cfg, struct bcr_dev *rules, br_error *err)
 			} else {
 				unsigned long long start, size;
 				uint32_t disk;
+				char path[300];
 				snprintf(path, sizeof path, "%s/start", d->sysfs);
 				int bad = read_u64(path, &start);
 				snprintf(path, sizeof path, "%s/size", d->sysfs);
 				bad = bad || read_u64(path, &size);
 				snprintf(path, sizeof path, "%s/../dev", d->sysfs);
-				bad = bad || read_devt(path, &disk);
+				bad = bad || !cap_device_disk(d, &disk);
 				if (bad)
 					return br_error_set(err, BR_ESYS, errno, path, -1,
 							    "cannot read the partition's place on its disk");

@@ -5,20 +5,19 @@
 #include <unistd.h>
 
 #include "blkreel/event.h"
+#include "devices.h"
 
 /* The disk's folder holds mq/ for blk-mq; a partition's is one up. */
-static bool request_based(const char *sysfs)
+static bool request_based(const cap_device *d)
 {
 	char path[320];
-	snprintf(path, sizeof path, "%s/partition", sysfs);
-	bool part = access(path, F_OK) == 0;
-	snprintf(path, sizeof path, "%s%s/mq", sysfs, part ? "/.." : "");
+	snprintf(path, sizeof path, "%s%s/mq", d->sysfs, cap_device_is_partition(d) ? "/.." : "");
 	return access(path, F_OK) == 0;
 }
 
 bool cap_dev_completed(const cap_device *d, uint64_t *ios)
 {
-	if (!request_based(d->sysfs))
+	if (!request_based(d))
 		return false;
 	char path[320];
 	snprintf(path, sizeof path, "%s/stat", d->sysfs);
@@ -39,20 +38,13 @@ bool cap_dev_completed(const cap_device *d, uint64_t *ios)
 bool cap_dev_countable(const cap_config *cfg, size_t i)
 {
 	const cap_device *d = &cfg->devices[i];
-	char path[320];
-	snprintf(path, sizeof path, "%s/partition", d->sysfs);
-	if (access(path, F_OK) != 0)
+	uint32_t disk;
+	if (!cap_device_is_partition(d))
 		return true;
-	snprintf(path, sizeof path, "%s/../dev", d->sysfs);
-	FILE *f = fopen(path, "re");
-	unsigned ma, mi;
-	bool read = f && fscanf(f, "%u:%u", &ma, &mi) == 2;
-	if (f)
-		fclose(f);
-	if (!read)
+	if (!cap_device_disk(d, &disk))
 		return false;
 	for (size_t j = 0; j < cfg->ndevices; j++)
-		if (cfg->devices[j].dev == BR_MKDEV(ma, mi))
+		if (cfg->devices[j].dev == disk)
 			return false;
 	return true;
 }

@@ -55,3 +55,25 @@ int cap_device_resolve(const char *path, cap_device *d, br_error *err)
 	snprintf(d->name, sizeof d->name, "%s", basename(link));
 	return 0;
 }
+
+bool cap_device_is_partition(const cap_device *d)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/partition", d->sysfs);
+	return access(path, F_OK) == 0;
+}
+
+bool cap_device_disk(const cap_device *d, uint32_t *disk)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/../dev", d->sysfs);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	unsigned ma, mi;
+	bool ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
+	fclose(f);
+	if (ok)
+		*disk = BR_MKDEV(ma, mi);
+	return ok;
+}

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* capture/ is a tool, not a library: the module under test comes in as source. */
+/* capture/ is a tool, not a library: the module under test comes in as
+ * source, with the sysfs facts it asks of devices.c. */
 #include "../../capture/dev_completions.c"
+#include "../../capture/devices.c"
 
 static char root[64];
 

@@ -142,7 +142,7 @@ FIO_COMMON=("${FIO_GLOBAL[@]}" --name=job)
 TIMED=(--time_based --runtime="$RUN_S")
 
 describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
-    local AT_ONCE="A and B at once, on two devices built alike, in one capture split by device (see side_both)"
+    local AT_ONCE="A and B at once, on two devices built alike, in one capture split by device (see capture_sides)"
     case $1 in
     concurrency)
         DIFF="fio iodepth: A 16, B 1 (libaio, O_DIRECT)"
@@ -273,72 +273,58 @@ touch_memory() { # touch_memory MiB — fault in, then free, that much memory in
 
 side() { # side PAIR a|b DEV CMD... — capture CMD on DEV into OUT/PAIR/SIDE.blktrace.gz
     local pair=$1 s=$2 dev=$3; shift 3
+    capture_sides "$pair" "$s=$dev" -- "$@"
+}
+
+# capture_sides PAIR SIDE=DEV... -- CMD... — capture CMD on the devices (one capture; with more
+# than one device, split by device) into OUT/PAIR/SIDE.blktrace.gz each.
+# An A/A pair's two sides run this way at once, on two devices built alike. Run one after the
+# other, the host's drift between two seconds (another guest, a loop worker's CPU) made the same
+# job 0.4x-2.5x apart in CI, and no trace can tell that from a real difference; at once, whatever
+# the machine does hits both sides alike, and what is left between them is the noise the
+# diagnosis must not report.
+capture_sides() {
+    local pair=$1 names=() devs=(); shift
+    while [[ $1 != -- ]]; do names+=("${1%%=*}"); devs+=("${1#*=}"); shift; done
+    shift
+    local tag dev traced=() try lost=-1 rc i
+    tag=$(IFS=+; echo "${names[*]}")
     mkdir -p "$OUT/$pair"
     ((TOUCH_MIB)) && touch_memory "$TOUCH_MIB"
-    blockdev --flushbufs "$dev"
-    log "$pair/$s on $dev: $*"
-    boost_start "$dev"
+    for dev in "${devs[@]}"; do blockdev --flushbufs "$dev"; traced+=(-d "$dev"); done
+    log "$pair/$tag on ${devs[*]}: $*"
+    boost_start "${devs[@]}"
     # The same job once untraced first: whatever a first run pays (tmpfs or host allocation,
     # caches, the loop worker) is paid by neither side, or A/A pairs differ by 2x here.
     "${RT[@]}" "$@" >/dev/null
-    blockdev --flushbufs "$dev"
-    local try lost=-1 rc
+    for dev in "${devs[@]}"; do blockdev --flushbufs "$dev"; done
     for try in 1 2 3; do
         rc=0
-        "${RT[@]}" "$CAP" -q --backend "$BACKEND" -d "$dev" -o "$TMP/$pair-$s" -- "$@" >/dev/null 2>"$TMP/cap.err" || rc=$?
+        "${RT[@]}" "$CAP" -q --backend "$BACKEND" "${traced[@]}" -o "$TMP/$pair-$tag" -- "$@" >/dev/null \
+            2>"$TMP/cap.err" || rc=$?
         if ((rc)); then # events dropped (a slow reader, e.g. an ASan build) or the job failed
-            log "$pair/$s: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
+            log "$pair/$tag: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
             continue
+        fi
+        if ((${#devs[@]} > 1)); then # one side's capture is already named for it
+            for i in "${!devs[@]}"; do
+                "$PARSE" --no-progress --dev "$(maj_min "${devs[i]}")" "$TMP/$pair-$tag.blktrace.gz" \
+                    -o "$TMP/$pair-${names[i]}.blktrace.gz" ||
+                    die "$pair: blkreel-parse could not split the capture by device"
+            done
         fi
         # lost completions that no backend counted as drops (see the top of this file)
-        lost=$(never_completed "$TMP/$pair-$s.blktrace.gz")
-        ((lost == 0)) && break
-        log "$pair/$s: $lost requests issued but never completed in the trace (try $try of 3)"
-    done
-    boost_stop
-    ((rc == 0 && lost == 0)) || die "$pair/$s: no complete capture in 3 tries"
-    mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
-}
-
-# An A/A pair's two sides run at once, on two devices built alike, in one capture split by device
-# afterwards. Run one after the other, the host's drift between two seconds (another guest, a
-# loop worker's CPU) made the same job 0.4x-2.5x apart in CI, and no trace can tell that from a
-# real difference; at once, whatever the machine does hits both sides alike, and what is left
-# between them is the noise the diagnosis must not report.
-side_both() { # side_both PAIR DEV_A DEV_B CMD... — capture CMD (its jobs on both devices) into A and B
-    local pair=$1 da=$2 db=$3; shift 3
-    mkdir -p "$OUT/$pair"
-    ((TOUCH_MIB)) && touch_memory "$TOUCH_MIB"
-    blockdev --flushbufs "$da"
-    blockdev --flushbufs "$db"
-    log "$pair/a+b on $da and $db: $*"
-    boost_start "$da" "$db"
-    "${RT[@]}" "$@" >/dev/null # untraced first, as in side()
-    blockdev --flushbufs "$da"
-    blockdev --flushbufs "$db"
-    local try lost=-1 rc s dev
-    for try in 1 2 3; do
-        rc=0
-        "${RT[@]}" "$CAP" -q --backend "$BACKEND" -d "$da" -d "$db" -o "$TMP/$pair-ab" -- "$@" >/dev/null \
-            2>"$TMP/cap.err" || rc=$?
-        if ((rc)); then
-            log "$pair/a+b: blkreel-capture exit $rc (try $try of 3): $(tail -n 2 "$TMP/cap.err" | tr '\n' ' ')"
-            continue
-        fi
         lost=0
-        for s in a b; do
-            [[ $s == a ]] && dev=$da || dev=$db
-            "$PARSE" --no-progress --dev "$(maj_min "$dev")" "$TMP/$pair-ab.blktrace.gz" \
-                -o "$TMP/$pair-$s.blktrace.gz" || die "$pair: blkreel-parse could not split the capture by device"
-            lost=$((lost + $(never_completed "$TMP/$pair-$s.blktrace.gz")))
+        for i in "${!names[@]}"; do
+            lost=$((lost + $(never_completed "$TMP/$pair-${names[i]}.blktrace.gz")))
         done
         ((lost == 0)) && break
-        log "$pair/a+b: $lost requests issued but never completed in the trace (try $try of 3)"
+        log "$pair/$tag: $lost requests issued but never completed in the trace (try $try of 3)"
     done
     boost_stop
-    ((rc == 0 && lost == 0)) || die "$pair/a+b: no complete capture in 3 tries"
-    for s in a b; do
-        mv -f "$TMP/$pair-$s.blktrace.gz" "$OUT/$pair/$s.blktrace.gz"
+    ((rc == 0 && lost == 0)) || die "$pair/$tag: no complete capture in 3 tries"
+    for i in "${!names[@]}"; do
+        mv -f "$TMP/$pair-${names[i]}.blktrace.gz" "$OUT/$pair/${names[i]}.blktrace.gz"
     done
 }
 
@@ -446,13 +432,13 @@ run_pair() {
         attach ram; LA=$L
         attach ram; LB=$L
         fio_both "$LA" "$LB" --rw=randread --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
-        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
+        capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
     aa_qd4_writes)
         attach ram; LA=$L
         attach ram; LB=$L
         fio_both "$LA" "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
             "${TIMED[@]}"
-        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
+        capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
     aa_buffered_read)
         attach ram "$BIG_MIB"; LA=$L
         attach ram "$BIG_MIB"; LB=$L
@@ -460,7 +446,7 @@ run_pair() {
         fio_both "$LA" "$LB" --rw=read --bs=4k --direct=0 --ioengine=psync --invalidate=1 --size="${MIB}M"
         knob "$LA" read_ahead_kb 32
         knob "$LB" read_ahead_kb 32
-        side_both "$p" "$LA" "$LB" "${FIO[@]}" ;;
+        capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
     esac
     TOUCH_MIB=0
     detach_all

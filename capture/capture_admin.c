@@ -5,14 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "devices.h"
-#include "kstate.h"
-#include "sink.h"
-#include "spool.h"
-#include "spool_writer.h"
-#include "tracefs_util.h"
-#include "tracer_lock.h"
+#include "kstate/kstate.h"
+#include "spool/sink.h"
+#include "spool/spool.h"
+#include "spool/spool_writer.h"
+#include "kstate/tracefs_util.h"
+#include "kstate/tracer_lock.h"
 
 /* Start and stop a backend on cfg's devices, leaving nothing behind. */
 static int trial(const cap_backend_ops *b, const cap_config *cfg, br_error *err)

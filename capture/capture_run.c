@@ -15,16 +15,16 @@
 
 #include "blkreel/progress.h"
 #include "blkreel/units.h"
-#include "backend.h"
+#include "backends/backend.h"
 #include "capture_admin.h"
 #include "command.h"
 #include "devices.h"
-#include "kstate.h"
-#include "outputs.h"
+#include "kstate/kstate.h"
+#include "spool/outputs.h"
 #include "signals.h"
-#include "sink.h"
-#include "tracefs_util.h"
-#include "tracer_lock.h"
+#include "spool/sink.h"
+#include "kstate/tracefs_util.h"
+#include "kstate/tracer_lock.h"
 
 #define POLL_MS 20 /* small read batches keep the reorder buffer in cache */
 #define MAX_POLL 1024

@@ -34,7 +34,7 @@ void cf_teardown(void);
 /* Skips the test (cr_skip_test) only where the machine cannot: not root, no
  * tracefs in the kernel, no losetup. Takes the tracer lock, then mounts
  * tracefs when it is not mounted (with the tool's own code,
- * capture/fs_mount.c; teardown unmounts it before letting the lock go) and
+ * capture/kstate/fs_mount.c; teardown unmounts it before letting the lock go) and
  * creates a loop device over a sparse file of mib MiB. A suite using this
  * fixture runs one test at a time and one kernel suite at a time
  * (tests/common/kernel_suite.h). */

@@ -5,7 +5,7 @@
 
 #include "blkreel/event.h"
 /* capture/ is a tool, not a library: the module under test comes in as source. */
-#include "../../capture/ftrace_page.c"
+#include "../../capture/backends/ftrace_page.c"
 
 typedef struct pagebuf {
 	uint8_t b[4096];

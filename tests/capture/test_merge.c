@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* capture/ is a tool, not a library: the module under test comes in as source. */
-#include "../../capture/merge.c"
+#include "../../capture/spool/merge.c"
 
 static void push(cap_merge *m, unsigned s, uint64_t t, const char *pdu)
 {

@@ -19,13 +19,13 @@
 #include "testutil.h"
 
 /* capture/ is a tool, not a library: the modules under test come in as source. */
-#include "../../capture/bpf_decode.c"
-#include "../../capture/merge.c"
-#include "../../capture/names.c"
-#include "../../capture/raw_convert.c"
-#include "../../capture/sink.c"
-#include "../../capture/spool.c"
-#include "../../capture/spool_writer.c"
+#include "../../capture/backends/bpf_decode.c"
+#include "../../capture/spool/merge.c"
+#include "../../capture/spool/names.c"
+#include "../../capture/spool/raw_convert.c"
+#include "../../capture/spool/sink.c"
+#include "../../capture/spool/spool.c"
+#include "../../capture/spool/spool_writer.c"
 
 TestSuite(raw_spool, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 60);
 

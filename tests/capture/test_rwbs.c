@@ -5,7 +5,7 @@
 
 #include "blkreel/event.h"
 /* capture/ is a tool, not a library: the module under test comes in as source. */
-#include "../../capture/rwbs.c"
+#include "../../capture/backends/rwbs.c"
 
 static const struct {
 	const char *tp;        /* what the kernel's tracepoint says */

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "ftrace_page.h"
-#include "tracefs_util.h"
+#include "backends/backend.h"
+#include "backends/ftrace_page.h"
+#include "kstate/tracefs_util.h"
 
 #define T CAP_TRACEFS
 #define MAX_PAGE (64 * 1024) /* ring buffer sub-buffers are 4 KiB by default */

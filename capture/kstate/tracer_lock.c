@@ -1,4 +1,4 @@
-#include "tracer_lock.h"
+#include "kstate/tracer_lock.h"
 
 #include <dirent.h>
 #include <errno.h>

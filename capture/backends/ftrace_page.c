@@ -1,4 +1,4 @@
-#include "ftrace_page.h"
+#include "backends/ftrace_page.h"
 
 #include <string.h>
 

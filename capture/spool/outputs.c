@@ -1,4 +1,4 @@
-#include "outputs.h"
+#include "spool/outputs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "spool.h"
-#include "spool_finish.h"
+#include "spool/spool.h"
+#include "spool/spool_finish.h"
 
 static void build_base(char *out, size_t size, const capture_cli *cli, const char *name)
 {

@@ -1,11 +1,11 @@
-#include "tracefs_util.h"
+#include "kstate/tracefs_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fs_mount.h"
+#include "kstate/fs_mount.h"
 
 static int ensure(const char *dir, const char *probe, const char *fstype, FILE *log, cap_kstate *ks,
 		  br_error *err)

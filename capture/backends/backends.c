@@ -4,7 +4,7 @@
  * of machine-wide state (capture/README.md has the numbers); tracefs last. */
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 extern const cap_backend_ops cap_backend_relay;
 extern const cap_backend_ops cap_backend_bpf;

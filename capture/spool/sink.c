@@ -1,13 +1,13 @@
-#include "sink.h"
+#include "spool/sink.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "merge.h"
-#include "names.h"
-#include "raw_spool.h"
+#include "spool/merge.h"
+#include "spool/names.h"
+#include "spool/raw_spool.h"
 
 struct cap_sink {
 	cap_sink_opts o;

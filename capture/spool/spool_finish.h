@@ -14,7 +14,7 @@
 
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
-#include "sink.h"
+#include "spool/sink.h"
 
 typedef struct cap_finish {
 	const char *spool;          /* NAME.blktrace.spool (event or raw, by its magic) */

@@ -1,6 +1,6 @@
 /* backend_bpf_btf.c — tracepoint prototypes from the btf_trace_<name>
  * typedefs the kernel's BTF carries for every tracepoint. */
-#include "backend_bpf_btf.h"
+#include "backends/backend_bpf_btf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "tracefs_util.h"
+#include "backends/backend.h"
+#include "kstate/tracefs_util.h"
 
 #define RELAY_BUF (256 * 1024)
 

@@ -1,4 +1,4 @@
-#include "names.h"
+#include "spool/names.h"
 
 #include <fcntl.h>
 #include <stdio.h>

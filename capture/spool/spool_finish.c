@@ -1,12 +1,12 @@
-#include "spool_finish.h"
+#include "spool/spool_finish.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "raw_convert.h"
-#include "spool.h"
+#include "spool/raw_convert.h"
+#include "spool/spool.h"
 
 #define PATH_LEN 1100
 

@@ -1,6 +1,6 @@
 /* backend_bpf_devs.c — device match rules from sysfs (partition, start,
  * size, the parent disk's dev). */
-#include "backend_bpf_devs.h"
+#include "backends/backend_bpf_devs.h"
 
 #include <errno.h>
 #include <stdio.h>

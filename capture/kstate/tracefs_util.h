@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "blkreel/error.h"
-#include "kstate.h"
+#include "kstate/kstate.h"
 
 #define CAP_TRACEFS "/sys/kernel/tracing"
 #define CAP_DEBUGFS "/sys/kernel/debug"

@@ -11,8 +11,8 @@
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
 #include "capture_cli.h"
-#include "sink.h"
-#include "spool_writer.h"
+#include "spool/sink.h"
+#include "spool/spool_writer.h"
 
 typedef struct cap_outputs {
 	br_writer *live[2];     /* streaming to stdout: the writers fed while tracing */

@@ -20,8 +20,8 @@
 #include "blkreel/error.h"
 #include "blkreel/event.h"
 #include "capture_config.h"
-#include "kstate.h"
-#include "sink.h"
+#include "kstate/kstate.h"
+#include "spool/sink.h"
 
 enum cap_backend_flags {
 	CAP_GLOBAL_TRACER = 1 << 0, /* uses machine-wide state: take the tracer lock */

@@ -1,11 +1,11 @@
-#include "tp_format.h"
+#include "backends/tp_format.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracefs_util.h"
+#include "kstate/tracefs_util.h"
 
 static tp_field *field_for(tp_format *f, const char *name)
 {

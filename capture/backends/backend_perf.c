@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "names.h"
-#include "rwbs.h"
-#include "tp_format.h"
-#include "tracefs_util.h"
+#include "backends/backend.h"
+#include "spool/names.h"
+#include "backends/rwbs.h"
+#include "backends/tp_format.h"
+#include "kstate/tracefs_util.h"
 
 #define DEFAULT_RING_BYTES (16u << 20) /* per CPU: ~160k events, 0.3 s at this machine's peak rate */
 

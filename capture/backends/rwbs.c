@@ -1,4 +1,4 @@
-#include "rwbs.h"
+#include "backends/rwbs.h"
 
 #include <linux/blktrace_api.h>
 #include <string.h>

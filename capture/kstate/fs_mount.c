@@ -1,4 +1,4 @@
-#include "fs_mount.h"
+#include "kstate/fs_mount.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* backend_bpf.c — the block tracepoints through BPF programs of our own
- * (capture/bpf/capture.bpf.c): tp_btf programs (raw_tp where the kernel
+ * (capture/backends/bpf/capture.bpf.c): tp_btf programs (raw_tp where the kernel
  * refuses tp_btf) that keep only the traced devices, the action mask, the
  * pid and the LBA range, and write 32-byte records into one BPF ring buffer
  * per CPU, read here every poll interval without wakeups. To a file, the
@@ -19,15 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "backend_bpf_btf.h"
-#include "backend_bpf_devs.h"
-#include "bpf/capture_record.h"
-#include "bpf_decode.h"
+#include "backends/backend.h"
+#include "backends/backend_bpf_btf.h"
+#include "backends/backend_bpf_devs.h"
+#include "backends/bpf/capture_record.h"
+#include "backends/bpf_decode.h"
 #include "dev_completions.h"
-#include "raw_spool.h"
+#include "spool/raw_spool.h"
 #include "capture.skel.h"
-#include "names.h"
+#include "spool/names.h"
 
 /* per CPU: ~800k records, 1 s at this machine's peak rate (with 16 MiB a
  * capture starved for 0.6 s on the busy shared machine lost events) */

@@ -14,7 +14,7 @@
 #include "blkreel/event.h"
 #include "blkreel/writer.h"
 #include "capture_config.h"
-#include "spool_writer.h"
+#include "spool/spool_writer.h"
 
 typedef struct cap_sink cap_sink;
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "blkreel/error.h"
-#include "bpf/capture_record.h"
+#include "backends/bpf/capture_record.h"
 #include "capture_config.h"
 
 /* Rules for cfg's devices into rules[BCR_MAX_DEVS]; whole disks first, so

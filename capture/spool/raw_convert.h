@@ -11,7 +11,7 @@
 
 #include "blkreel/error.h"
 #include "blkreel/writer.h"
-#include "sink.h"
+#include "spool/sink.h"
 
 /* Does path start with the raw spool's magic? (false: an event spool, spool.h) */
 bool cap_raw_spool_is(const char *path);

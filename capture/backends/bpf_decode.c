@@ -1,10 +1,10 @@
-#include "bpf_decode.h"
+#include "backends/bpf_decode.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/capture_record.h"
+#include "backends/bpf/capture_record.h"
 
 _Static_assert(sizeof(struct bcr_event) == 32, "record layout");
 _Static_assert(sizeof(struct bcr_event_ext) == 48, "record layout");

@@ -1,10 +1,10 @@
-#include "kstate.h"
+#include "kstate/kstate.h"
 
 #include "blkreel/writer.h"
-#include "fs_mount.h"
-#include "raw_convert.h"
-#include "spool_finish.h"
-#include "spool.h"
+#include "kstate/fs_mount.h"
+#include "spool/raw_convert.h"
+#include "spool/spool_finish.h"
+#include "spool/spool.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "spool/merge.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "raw_convert.h"
+#include "spool/raw_convert.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf_decode.h"
-#include "bpf/capture_record.h"
+#include "backends/bpf_decode.h"
+#include "backends/bpf/capture_record.h"
 #include "capture_config.h"
-#include "names.h"
-#include "raw_spool.h"
+#include "spool/names.h"
+#include "spool/raw_spool.h"
 
 _Static_assert(RAW_FRAME_MAX == BPF_BATCH_MAX, "a batch the capture keeps fits a spool frame");
 

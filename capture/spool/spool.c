@@ -1,4 +1,4 @@
-#include "spool.h"
+#include "spool/spool.h"
 
 #include <errno.h>
 #include <fcntl.h>

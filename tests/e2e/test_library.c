@@ -20,10 +20,13 @@ static void install_fixture(void)
 	stage = path;
 	char *out = NULL, *err = NULL;
 	/* the outer make's jobserver is not ours to use, and the library
-	 * installed is the release one whichever variant is under test */
+	 * installed is the release one whichever variant is under test; each
+	 * test installs (Criterion runs them at once), and two makes in one
+	 * tree race on its temporary files: one at a time */
 	int rc = tu_runf(&out, NULL, &err,
+			 "mkdir -p '%s/build' && flock '%s/build/.install.lock' "
 			 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' install VARIANT=release DESTDIR='%s' PREFIX=/usr",
-			 tu_root(), stage);
+			 tu_root(), tu_root(), tu_root(), stage);
 	cr_assert_eq(rc, 0, "make install failed (%d):\n%s\n%s", rc, out, err);
 	free(out);
 	free(err);

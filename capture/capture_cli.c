@@ -80,15 +80,12 @@ static const tool_opt options[] = {
 	{ 'j', "threads", "N", "compression threads (default: all CPUs once tracing\n"
 			       "stops; 1 when streaming)" },
 	{ 'q', "quiet", NULL, "no status line, no summary (errors still show)" },
-	{ OPT_NO_PROGRESS, "no-progress", NULL, "no live status line" },
-	{ 'h', "help", NULL, "show this help and exit" },
-	{ 'V', "version", NULL, "show the version and exit" },
-	{ 0 },
+	TOOL_OPT_NO_PROGRESS(OPT_NO_PROGRESS),
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {
 	.prog = PROG,
-	.version = BLKREEL_VERSION,
 	.opts = options,
 	.column = 26,
 	.mode = '+', /* stop at the first non-option, so COMMAND's own options are its */

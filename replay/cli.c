@@ -57,15 +57,12 @@ static const tool_opt options[] = {
 				 "C=completed) in blkreel's compressed format" },
 	{ OPT_REPORT, "report", "FILE", "write the fidelity report as JSON" },
 	{ 'q', "quiet", NULL, "no text report on standard output" },
-	{ OPT_NO_PROGRESS, "no-progress", NULL, "no live status line on a terminal" },
-	{ 'h', "help", NULL, "show this help and exit" },
-	{ 'V', "version", NULL, "show the version and exit" },
-	{ 0 },
+	TOOL_OPT_NO_PROGRESS(OPT_NO_PROGRESS),
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {
 	.prog = PROG,
-	.version = BLKREEL_VERSION,
 	.opts = options,
 	.column = 25,
 	.head = "Usage: blkreel-replay [OPTION]... TRACE... -d TARGET\n"

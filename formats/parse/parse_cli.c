@@ -48,15 +48,12 @@ static const tool_opt options[] = {
 	{ 'l', "level", "N", "compression level 1..9 (default 6; 1 = fastest)" },
 	{ OPT_FAST, "fast", NULL, "same as --level=1" },
 	{ 'j', "threads", "N", "compression/decompression threads (default: all CPUs)" },
-	{ OPT_NO_PROGRESS, "no-progress", NULL, "no live status line on a terminal" },
-	{ 'h', "help", NULL, "show this help and exit" },
-	{ 'V', "version", NULL, "show the version and exit" },
-	{ 0 },
+	TOOL_OPT_NO_PROGRESS(OPT_NO_PROGRESS),
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {
 	.prog = PROG,
-	.version = BLKREEL_VERSION,
 	.opts = options,
 	.column = 25,
 	.head = "Usage: blkreel-parse [OPTION]... TRACE...\n"

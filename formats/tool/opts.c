@@ -77,7 +77,7 @@ int tool_args_next(tool_args *a)
 		a->exit = TOOL_EXIT_OK;
 		return TOOL_ARGS_STOP;
 	case 'V':
-		printf("%s %s\n", a->d->prog, a->d->version);
+		printf("%s %s\n", a->d->prog, a->d->version ? a->d->version : BLKREEL_VERSION);
 		a->exit = TOOL_EXIT_OK;
 		return TOOL_ARGS_STOP;
 	case ':':

@@ -26,9 +26,17 @@ typedef struct tool_opt {
 			     * a short option again */
 } tool_opt;
 
+/* Rows every tool has: --no-progress (with its own key), and --help and
+ * --version with the row that ends the table. */
+#define TOOL_OPT_NO_PROGRESS(key) { (key), "no-progress", NULL, "no live status line on a terminal" }
+#define TOOL_OPTS_END                                                  \
+	{ 'h', "help", NULL, "show this help and exit" },               \
+	{ 'V', "version", NULL, "show the version and exit" },          \
+	{ 0 }
+
 typedef struct tool_desc {
 	const char *prog;      /* "blkreel-parse" */
-	const char *version;   /* what --version prints after prog */
+	const char *version;   /* what --version prints after prog; NULL: BLKREEL_VERSION */
 	const char *head;      /* --help before the options: usage lines and description */
 	const char *tail;      /* --help after the options: examples, exit status */
 	const tool_opt *opts;  /* ends with an all-zero row */

@@ -133,9 +133,7 @@ static const tool_opt options[] = {
 	{ OPT_ALLOW_EMPTY, "allow-empty", NULL, "draw a figure saying \"no IO in this range\" instead\n"
 						"of failing when nothing is in range" },
 	{ 'q', "quiet", NULL, "no progress line" },
-	{ 'h', "help", NULL, "display this help and exit" },
-	{ 'V', "version", NULL, "output version information and exit" },
-	{ 0 },
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {

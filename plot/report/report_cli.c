@@ -39,15 +39,12 @@ static const tool_opt options[] = {
 	{ OPT_RANGE, "range", "SIZE", "size of the offset ranges ranked as hottest (default 128M)" },
 	{ OPT_TOP, "top", "N", "rows in the hottest-range and process tables (default 5)" },
 	{ 'j', "threads", "N", "decompression threads (default: all CPUs)" },
-	{ OPT_NO_PROGRESS, "no-progress", NULL, "no live status line on a terminal" },
-	{ 'h', "help", NULL, "show this help and exit" },
-	{ 'V', "version", NULL, "show the version and exit" },
-	{ 0 },
+	TOOL_OPT_NO_PROGRESS(OPT_NO_PROGRESS),
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {
 	.prog = PROG,
-	.version = BLKREEL_VERSION,
 	.opts = options,
 	.column = 25,
 	.mode = '-', /* traces and labels in the order given: a trace argument is key 1 */

@@ -27,9 +27,7 @@ static const tool_opt opts[] = {
 	{ K_SPLIT, "a-very-long-option-name", "NAME", "longer than the column" },
 	{ 'd', "device", "PATH", "the device" },
 	{ 'd', "dev", "PATH", "same as --device", .alias = true },
-	{ 'h', "help", NULL, "show this help and exit" },
-	{ 'V', "version", NULL, "show the version and exit" },
-	{ 0 },
+	TOOL_OPTS_END,
 };
 
 static const tool_desc desc = {
@@ -41,6 +39,18 @@ static const tool_desc desc = {
 	.column = 21, /* "  -o, --output=FILE" and two spaces */
 };
 
+static const char want_help[] = "Usage: blkreel-x [OPTION]...\n\n"
+				 "  -o, --output=FILE  write FILE\n"
+				 "                     - = stdout\n"
+				 "Speed:\n"
+				 "      --fast         go fast\n"
+				 "      --a-very-long-option-name=NAME  longer than the column\n"
+				 "  -d, --device=PATH  the device\n"
+				 "      --dev=PATH     same as --device\n"
+				 "  -h, --help         show this help and exit\n"
+				 "  -V, --version      show the version and exit\n"
+				 "\nExit status: 0 ok.\n";
+
 Test(opts, help_lines_come_from_the_table)
 {
 	char *text = NULL;
@@ -49,18 +59,7 @@ Test(opts, help_lines_come_from_the_table)
 	cr_assert(f);
 	tool_help(f, &desc);
 	fclose(f);
-	cr_expect_str_eq(text,
-			 "Usage: blkreel-x [OPTION]...\n\n"
-			 "  -o, --output=FILE  write FILE\n"
-			 "                     - = stdout\n"
-			 "Speed:\n"
-			 "      --fast         go fast\n"
-			 "      --a-very-long-option-name=NAME  longer than the column\n"
-			 "  -d, --device=PATH  the device\n"
-			 "      --dev=PATH     same as --device\n"
-			 "  -h, --help         show this help and exit\n"
-			 "  -V, --version      show the version and exit\n"
-			 "\nExit status: 0 ok.\n");
+	cr_expect_str_eq(text, want_help);
 	free(text);
 }
 
@@ -108,18 +107,9 @@ Test(opts, help_and_version_stop_with_0, .init = cr_redirect_stdout)
 	cr_expect_eq(keys[0], TOOL_ARGS_STOP);
 	cr_expect_eq(a.exit, TOOL_EXIT_OK);
 	fflush(stdout);
-	cr_expect_stdout_eq_str("blkreel-x 9.9\n"
-				"Usage: blkreel-x [OPTION]...\n\n"
-				"  -o, --output=FILE  write FILE\n"
-				"                     - = stdout\n"
-				"Speed:\n"
-				"      --fast         go fast\n"
-				"      --a-very-long-option-name=NAME  longer than the column\n"
-				"  -d, --device=PATH  the device\n"
-				"      --dev=PATH     same as --device\n"
-				"  -h, --help         show this help and exit\n"
-				"  -V, --version      show the version and exit\n"
-				"\nExit status: 0 ok.\n");
+	char want[1024];
+	snprintf(want, sizeof want, "blkreel-x 9.9\n%s", want_help);
+	cr_expect_stdout_eq_str(want);
 }
 
 Test(opts, bad_options_are_usage_errors, .init = cr_redirect_stderr)

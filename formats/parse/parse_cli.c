@@ -127,13 +127,8 @@ tool_exit parse_cli_read(int argc, char **argv, parse_cli *cli, bool *run)
 		case OPT_INFO: cli->info = true; break;
 		case OPT_TEXT: want_text = true; break;
 		case OPT_FROM:
-			if ((rc = tool_arg_window(PROG, "--from", optarg, &cli->read.has_from,
-						&cli->read.from_ns)))
-				return rc;
-			break;
 		case OPT_TO:
-			if ((rc = tool_arg_window(PROG, "--to", optarg, &cli->read.has_to,
-						&cli->read.to_ns)))
+			if ((rc = tool_arg_window(PROG, c == OPT_TO, optarg, &cli->read)))
 				return rc;
 			break;
 		case 'd':
@@ -171,8 +166,8 @@ tool_exit parse_cli_read(int argc, char **argv, parse_cli *cli, bool *run)
 			return TOOL_EXIT_FAIL;
 	if (cli->ninputs == 0)
 		return tool_usage(PROG, "%s", "no trace given");
-	if (cli->read.has_from && cli->read.has_to && cli->read.to_ns < cli->read.from_ns)
-		return tool_usage(PROG, "%s", "--to is before --from");
+	if (tool_window_check(PROG, &cli->read))
+		return TOOL_EXIT_USAGE;
 	if (cli->output && cli->split)
 		return tool_usage(PROG, "%s", "give either -o or --split, not both");
 	if (cli->output)

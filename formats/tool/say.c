@@ -48,12 +48,20 @@ tool_exit tool_arg_count(const char *prog, const char *option, const char *arg, 
 	return TOOL_EXIT_OK;
 }
 
-tool_exit tool_arg_window(const char *prog, const char *option, const char *arg, bool *has,
-			  uint64_t *ns)
+tool_exit tool_arg_window(const char *prog, bool to, const char *arg, br_reader_opts *o)
 {
+	uint64_t *ns = to ? &o->to_ns : &o->from_ns;
 	if (br_parse_duration_ns(arg, ns))
-		return tool_usage(prog, "%s: '%s' is not a time (e.g. 1.5, 250ms, 2s)", option, arg);
-	*has = true;
+		return tool_usage(prog, "%s: '%s' is not a time (e.g. 1.5, 250ms, 2s)",
+				  to ? "--to" : "--from", arg);
+	*(to ? &o->has_to : &o->has_from) = true;
+	return TOOL_EXIT_OK;
+}
+
+tool_exit tool_window_check(const char *prog, const br_reader_opts *o)
+{
+	if (o->has_from && o->has_to && o->to_ns < o->from_ns)
+		return tool_usage(prog, "--to is before --from");
 	return TOOL_EXIT_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "blkreel/error.h"
+#include "blkreel/reader.h"
 #include "tool/exit.h"
 
 /* "PROG: MESSAGE\n" on stderr. */
@@ -28,10 +29,13 @@ tool_exit tool_usage(const char *prog, const char *fmt, ...) __attribute__((form
 tool_exit tool_arg_count(const char *prog, const char *option, const char *arg, uint64_t lo,
 			 uint64_t hi, uint64_t *out);
 
-/* A time after the trace's start for a window option (--from, --to): sets
- * *has and *ns, or the usage error "OPTION: 'ARG' is not a time (...)". */
-tool_exit tool_arg_window(const char *prog, const char *option, const char *arg, bool *has,
-			  uint64_t *ns);
+/* --from (to false) or --to (to true) ARG, a time after the trace's start,
+ * into the reader's window, or the usage error "--from: 'ARG' is not a time
+ * (...)". */
+tool_exit tool_arg_window(const char *prog, bool to, const char *arg, br_reader_opts *o);
+
+/* After the options: the usage error "--to is before --from" when it is. */
+tool_exit tool_window_check(const char *prog, const br_reader_opts *o);
 
 /* A device number for a per-device option (--dev): "MAJ,MIN" or "MAJ:MIN",
  * into *dev (BR_MKDEV encoding), or the usage error "OPTION: 'ARG' is not

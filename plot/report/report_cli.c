@@ -157,13 +157,8 @@ tool_exit report_cli_read(int argc, char **argv, report_cli *cli, bool *run)
 			cli->an.stats.has_device = true;
 			break;
 		case OPT_FROM:
-			if ((rc = tool_arg_window(PROG, "--from", optarg, &cli->read.has_from,
-						&cli->read.from_ns)))
-				return rc;
-			break;
 		case OPT_TO:
-			if ((rc = tool_arg_window(PROG, "--to", optarg, &cli->read.has_to,
-						&cli->read.to_ns)))
+			if ((rc = tool_arg_window(PROG, c == OPT_TO, optarg, &cli->read)))
 				return rc;
 			break;
 		case OPT_SEEK:
@@ -205,8 +200,8 @@ tool_exit report_cli_read(int argc, char **argv, report_cli *cli, bool *run)
 		stdin_uses += strcmp(cli->traces[i].path, "-") == 0;
 	if (stdin_uses > 1)
 		return tool_usage(PROG, "%s", "standard input (-) can be read only once");
-	if (cli->read.has_from && cli->read.has_to && cli->read.to_ns < cli->read.from_ns)
-		return tool_usage(PROG, "%s", "--to is before --from");
+	if (tool_window_check(PROG, &cli->read))
+		return TOOL_EXIT_USAGE;
 	const char *outs[4] = { cli->json, cli->markdown, cli->html, cli->per_io };
 	for (int i = 0; i < 4; i++)
 		for (int j = i + 1; j < 4; j++)

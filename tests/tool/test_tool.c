@@ -134,16 +134,20 @@ Test(opts, bad_options_are_usage_errors, .init = cr_redirect_stderr)
 
 Test(say, argument_checks, .init = cr_redirect_stderr)
 {
-	uint64_t v = 0, ns = 0;
+	uint64_t v = 0;
 	uint32_t dev = 0;
-	bool has = false;
+	br_reader_opts ro = { 0 };
 	cr_expect_eq(tool_arg_count("blkreel-x", "--threads", "4", 1, 256, &v), TOOL_EXIT_OK);
 	cr_expect_eq(v, 4);
 	cr_expect_eq(tool_arg_count("blkreel-x", "--threads", "0", 1, 256, &v), TOOL_EXIT_USAGE);
-	cr_expect_eq(tool_arg_window("blkreel-x", "--from", "250ms", &has, &ns), TOOL_EXIT_OK);
-	cr_expect(has);
-	cr_expect_eq(ns, 250000000);
-	cr_expect_eq(tool_arg_window("blkreel-x", "--to", "soon", &has, &ns), TOOL_EXIT_USAGE);
+	cr_expect_eq(tool_arg_window("blkreel-x", false, "250ms", &ro), TOOL_EXIT_OK);
+	cr_expect(ro.has_from);
+	cr_expect_eq(ro.from_ns, 250000000);
+	cr_expect_eq(tool_arg_window("blkreel-x", true, "soon", &ro), TOOL_EXIT_USAGE);
+	cr_expect_not(ro.has_to);
+	cr_expect_eq(tool_window_check("blkreel-x", &ro), TOOL_EXIT_OK);
+	cr_expect_eq(tool_arg_window("blkreel-x", true, "0.1", &ro), TOOL_EXIT_OK);
+	cr_expect_eq(tool_window_check("blkreel-x", &ro), TOOL_EXIT_USAGE);
 	cr_expect_eq(tool_arg_device("blkreel-x", "--dev", "7:3", &dev), TOOL_EXIT_OK);
 	cr_expect_eq(dev, BR_MKDEV(7, 3));
 	cr_expect_eq(tool_arg_device("blkreel-x", "--dev", "7", &dev), TOOL_EXIT_USAGE);
@@ -159,6 +163,8 @@ Test(say, argument_checks, .init = cr_redirect_stderr)
 		 "blkreel-x: --threads: '0' is not a count from 1 to 256\n"
 		 "Try 'blkreel-x --help' for more information.\n"
 		 "blkreel-x: --to: 'soon' is not a time (e.g. 1.5, 250ms, 2s)\n"
+		 "Try 'blkreel-x --help' for more information.\n"
+		 "blkreel-x: --to is before --from\n"
 		 "Try 'blkreel-x --help' for more information.\n"
 		 "blkreel-x: --dev: '7' is not MAJ,MIN\n"
 		 "Try 'blkreel-x --help' for more information.\n"

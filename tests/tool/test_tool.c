@@ -256,3 +256,39 @@ Test(clock, monotonic_ns)
 	cr_expect_geq(b, a);
 	cr_expect_gt(a, 0);
 }
+
+/* What the tool layer owns stays there: no tool or library file calls
+ * getopt_long or reads CLOCK_MONOTONIC into a timespec of its own again,
+ * and none defines an exit-status enum. Reads the sources under the
+ * checkout (BLKREEL_ROOT). */
+static size_t scan(const char *dir, const char *const *words, size_t nwords, char *hits, size_t size)
+{
+	char cmd[8400];
+	size_t n = 0;
+	for (size_t i = 0; i < nwords; i++) {
+		snprintf(cmd, sizeof cmd,
+			 "grep -rlF --include='*.c' --include='*.h' -e '%s' '%s/capture' '%s/replay' "
+			 "'%s/plot' '%s/formats/parse' '%s/formats/lib' '%s/formats/include' 2>/dev/null",
+			 words[i], dir, dir, dir, dir, dir, dir);
+		char *out = NULL;
+		tu_run(cmd, &out, NULL, NULL);
+		if (out && *out) {
+			size_t len = strlen(hits);
+			snprintf(hits + len, size - len, "%s:\n%s", words[i], out);
+			n++;
+		}
+		free(out);
+	}
+	return n;
+}
+
+Test(layer, the_tools_share_one_copy)
+{
+	static const char *const words[] = {
+		"getopt_long(", "struct option ", "CLI_EXIT_OK", "clock_gettime(CLOCK_MONOTONIC, &ts)",
+		"blkreel/cli.h", "blkreel/progress.h",
+	};
+	char hits[8192] = "";
+	cr_expect_eq(scan(tu_root(), words, sizeof words / sizeof words[0], hits, sizeof hits), 0,
+		     "found outside formats/tool:\n%s", hits);
+}

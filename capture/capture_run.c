@@ -131,8 +131,8 @@ static int choose_backend(session *s, br_error *err)
 		char msg[1200];
 		br_error_format(&e, msg, sizeof msg);
 		if (i + 1 < cap_nbackends && !cli->quiet)
-			fprintf(stderr, "blkreel-capture: %s backend unavailable (%s); trying %s\n", be->name,
-				msg, cap_backends[i + 1]->name);
+			tool_say(PROG, "%s backend unavailable (%s); trying %s", be->name, msg,
+				 cap_backends[i + 1]->name);
 		/* Each failure was said above; the last one is the final word. */
 		lasterr = e;
 		last = rc;
@@ -347,12 +347,12 @@ static int open_session(session *s)
 	br_error_clear(&err);
 	for (size_t i = 0; i < cap_nbackends; i++)
 		if (!cap_backend_valid(cap_backends[i])) {
-			fprintf(stderr, "blkreel-capture: backend %s lacks a required hook\n", cap_backends[i]->name);
-			return 1;
+			tool_say(PROG, "backend %s lacks a required hook", cap_backends[i]->name);
+			return TOOL_EXIT_FAIL;
 		}
 	if (!cli->quiet && cap_kstate_leftovers(NULL) > 0) {
 		cap_kstate_leftovers(stderr);
-		fprintf(stderr, "blkreel-capture: run 'blkreel-capture --cleanup' to restore it\n");
+		tool_say(PROG, "run 'blkreel-capture --cleanup' to restore it");
 	}
 	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, &err)) {
 		tool_say_error(PROG, "cannot create the output", &err);
@@ -451,7 +451,7 @@ static void stop_command_wait(session *s)
 	if (cap_command_wait(s->child, 5000, &s->child_status))
 		s->child_done = true;
 	else
-		fprintf(stderr, "blkreel-capture: %s (pid %d) is still running\n", s->cli->command[0], (int)s->child);
+		tool_say(PROG, "%s (pid %d) is still running", s->cli->command[0], (int)s->child);
 }
 
 /* After tracing, whatever happened: drain, write the drops record, put the
@@ -490,7 +490,7 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 		ok = false;
 	s->bytes_written = cap_outputs_bytes(&s->out);
 	if (s->out.spooling && !cli->quiet)
-		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s->out.gz_path);
+		tool_say(PROG, "tracing stopped; compressing into %s", s->out.gz_path);
 	if (cap_outputs_close(&s->out, &err)) {
 		tool_say_error(PROG, "finishing the output", &err);
 		ok = false;

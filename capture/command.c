@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "signals.h"
+#include "tool/say.h"
 
 int cap_command_start(char **argv, bool stdout_to_stderr, pid_t *pid, br_error *err)
 {
@@ -21,7 +22,7 @@ int cap_command_start(char **argv, bool stdout_to_stderr, pid_t *pid, br_error *
 		if (stdout_to_stderr)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(argv[0], argv);
-		fprintf(stderr, "blkreel-capture: cannot run %s: %s\n", argv[0], strerror(errno));
+		tool_say("blkreel-capture", "cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127); /* the child only: the parent's clean-up is unaffected */
 	}
 	*pid = p;

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "report.h"
+#include "tool/say.h"
+
+#define PROG "blkreel-report"
 
 static int w_json(FILE *f, const report_ctx *ctx, const void *arg)
 {
@@ -28,8 +31,7 @@ static int w_html(FILE *f, const report_ctx *ctx, const void *arg)
 
 static void print_error(const br_error *err)
 {
-	char msg[BR_ERROR_FILE_MAX + BR_ERROR_MSG_MAX + 64];
-	fprintf(stderr, "blkreel-report: %s\n", br_error_format(err, msg, sizeof msg));
+	tool_say_error(PROG, NULL, err);
 }
 
 int report_run(const report_cli *cli, const char *argv0)
@@ -39,8 +41,8 @@ int report_run(const report_cli *cli, const char *argv0)
 	ctx.cli = cli;
 	ctx.d = calloc(cli->ntraces, sizeof *ctx.d);
 	if (!ctx.d) {
-		fprintf(stderr, "blkreel-report: out of memory\n");
-		return 1;
+		tool_say(PROG, "out of memory");
+		return TOOL_EXIT_FAIL;
 	}
 	int status = 0;
 	br_error err;
@@ -65,8 +67,8 @@ int report_run(const report_cli *cli, const char *argv0)
 			if (cli->an.stats.has_device)
 				snprintf(dev, sizeof dev, " for device %u,%u", BR_DEV_MAJOR(cli->an.stats.device),
 					 BR_DEV_MINOR(cli->an.stats.device));
-			fprintf(stderr, "blkreel-report: %s: no IO events%s%s\n", cli->traces[k].path, dev,
-				cli->read.has_from || cli->read.has_to ? " in the time window" : "");
+			tool_say(PROG, "%s: no IO events%s%s", cli->traces[k].path, dev,
+				 cli->read.has_from || cli->read.has_to ? " in the time window" : "");
 			status = 1;
 		}
 	}
@@ -89,7 +91,7 @@ int report_run(const report_cli *cli, const char *argv0)
 		}
 	}
 	if (!status && cli->text && (report_text(stdout, &ctx) || fflush(stdout))) {
-		fprintf(stderr, "blkreel-report: standard output: write failed\n");
+		tool_say(PROG, "standard output: write failed");
 		status = 1;
 	}
 	if (!status && cli->json && report_write_file(cli->json, w_json, &ctx, NULL))

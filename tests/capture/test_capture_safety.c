@@ -521,6 +521,31 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The loop device's completed requests (its sysfs stat: reads, writes,
+ * discards, flushes, as the capture's own completion check counts them). */
+static uint64_t loop_completed(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/sys/block/%s/stat", cf.name);
+	FILE *f = fopen(path, "r");
+	unsigned long long v[17] = { 0 };
+	for (int n = 0; f && n < 17 && fscanf(f, "%llu", &v[n]) == 1; n++)
+		;
+	if (f)
+		fclose(f);
+	return v[0] + v[4] + v[11] + v[15];
+}
+
+/* The writer counts the device's completions before its first write and
+ * before write K9_DUE (2 s in, over a second before the kill), between two
+ * writes: none in flight, so the two counts hold exactly the completions of
+ * writes 0..K9_DUE-1. A kill -9 leaves no completion check of the capture's
+ * own; this is it, for the writes that must survive. */
+#define K9_DUE 250
+#define K9_S0 K9_IOS       /* issued[K9_S0], issued[K9_S1]: the two counts */
+#define K9_S1 (K9_IOS + 1)
+#define K9_SLOTS (K9_IOS + 2)
+
 /* A child writing K9_IOS direct 4 KiB blocks (block i at sector 8i), each at
  * its time; issued[i] gets the time just before block i was written. */
 static pid_t paced_writer(uint64_t *issued)
@@ -534,10 +559,13 @@ static pid_t paced_writer(uint64_t *issued)
 		_exit(1);
 	memset(buf, 0x5a, 4096);
 	uint64_t t0 = mono_ns();
+	issued[K9_S0] = loop_completed();
 	for (int i = 0; i < K9_IOS; i++) {
 		uint64_t due = t0 + (uint64_t)i * K9_GAP_NS, now = mono_ns();
 		if (due > now)
 			nanosleep(&(struct timespec){ 0, (long)(due - now) }, NULL);
+		if (i == K9_DUE)
+			issued[K9_S1] = loop_completed();
 		issued[i] = mono_ns();
 		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
 			_exit(1);
@@ -597,9 +625,9 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 				  backend);
 	cr_assert_gt(pid, 0);
 	cr_assert(wait_tracing(errpath), "%s: never said it was tracing", backend);
-	uint64_t *issued = mmap(NULL, K9_IOS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t *issued = mmap(NULL, K9_SLOTS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(issued, MAP_FAILED);
-	memset(issued, 0, K9_IOS * sizeof *issued);
+	memset(issued, 0, K9_SLOTS * sizeof *issued);
 	pid_t w = paced_writer(issued);
 	cr_assert_gt(w, 0);
 	usleep(3000 * 1000);
@@ -641,7 +669,7 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -", cf.dir,
 		     backend, cf.dir, backend);
 	cr_assert_eq(rc, 0, "%s: recovered file not valid", backend);
-	unsigned char q[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
+	unsigned char q[K9_IOS] = { 0 }, d[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
 	for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char act[8], rwbs[16];
 		unsigned long long sector;
@@ -652,11 +680,13 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 			continue;
 		if (strcmp(act, "Q") == 0)
 			q[sector / 8]++;
+		else if (strcmp(act, "D") == 0)
+			d[sector / 8]++;
 		else if (strcmp(act, "C") == 0)
 			c[sector / 8]++;
 	}
 	free(text);
-	size_t due = 0, missing = 0, before_kill = 0, kept = 0, after = 0, after_kept = 0;
+	size_t due = 0, missing = 0, no_c = 0, c_kept = 0, before_kill = 0, kept = 0, after = 0, after_kept = 0;
 	int first_missing = -1;
 	for (int i = 0; i < K9_IOS; i++) {
 		if (ring_outlives && issued[i] > killed_at + 100000000ull) {
@@ -668,26 +698,41 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 			before_kill++;
 		if (q[i] == 1 && c[i] == 1)
 			kept++;
-		if (!issued[i] || issued[i] + 1000000000ull > killed_at)
+		if (i >= K9_DUE || !issued[i])
 			continue;
 		due++;
-		if (q[i] != 1 || c[i] != 1) {
+		c_kept += c[i] == 1;
+		/* a completion the kernel did not hand over: its Q and D are there */
+		if (q[i] == 1 && d[i] == 1 && c[i] == 0) {
+			no_c++;
+		} else if (q[i] != 1 || d[i] != 1 || c[i] != 1) {
 			missing++;
 			if (first_missing < 0)
 				first_missing = i;
 		}
 	}
 	cr_expect_geq(due, 100, "%s: only %zu writes issued over 1 s before the kill (test is void)", backend, due);
+	cr_expect(issued[K9_DUE] && issued[K9_DUE] + 1000000000ull <= killed_at,
+		  "%s: write %d was not issued a second before the kill (test is void)", backend, K9_DUE);
 	cr_expect_eq(missing, 0,
 		     "%s: %zu of the %zu writes issued over 1 s before the kill are missing (first: #%d); "
 		     "%zu of %zu issued before it kept",
 		     backend, missing, due, first_missing, kept, before_kill);
+	/* the device completed them all; those without a C record must be the
+	 * completions the kernel did not hand over: exactly as many, no more */
+	uint64_t done = issued[K9_S1] - issued[K9_S0];
+	uint64_t unrecorded = done > c_kept ? done - c_kept : 0;
+	cr_expect_eq(done, due, "%s: the device completed %llu requests during the %zu due writes", backend,
+		     (unsigned long long)done, due);
+	cr_expect_eq(no_c, unrecorded,
+		     "%s: %zu due writes lack only their C record, the device's count leaves %llu unrecorded", backend,
+		     no_c, (unsigned long long)unrecorded);
 	if (ring_outlives) {
 		cr_expect_geq(after, 50, "%s: only %zu writes after the kill (test is void)", backend, after);
 		cr_expect_eq(after_kept, after, "%s: %zu of the %zu writes after the kill, still in the ring, recovered",
 			     backend, after_kept, after);
 	}
-	munmap(issued, K9_IOS * sizeof *issued);
+	munmap(issued, K9_SLOTS * sizeof *issued);
 }
 
 Test(capture_safety, kill9_keeps_all_but_the_last_second_on_every_backend, .timeout = 240)

@@ -733,7 +733,7 @@ Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
 	char errpath[600];
 	snprintf(errpath, sizeof errpath, "%s/lean.err", cf.dir);
 	pid_t pid = cf_capture_bg(errpath, "--backend bpf -a issue,complete --no-progress -d %s -o '%s/lean' -- %s",
-				  cf.loop, cf.dir, cf_workload());
+				  cf.loop, cf.dir, held_cmd("lean", cf_workload()));
 	cr_assert(wait_tracing(pid, errpath), "capture did not start");
 	unsigned progs[64];
 	size_t np = bpf_ids(pid, "prog_id", progs, 64);
@@ -742,9 +742,10 @@ Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
 		char *out = NULL;
 		tu_runf(&out, NULL, NULL, "bpftool prog show id %u | sed -n 's/.* name \\([^ ]*\\) .*/\\1/p' | tr -d '\\n'",
 			progs[i]);
-		snprintf(names + strlen(names), sizeof names - strlen(names), "%s ", out ? out : "?");
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s ", out && *out ? out : "?");
 		free(out);
 	}
+	release_held("lean");
 	int rc = cf_wait(pid);
 	char *err = tu_read_text(errpath);
 	bool only_loss;

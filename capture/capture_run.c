@@ -300,6 +300,25 @@ static int setup_config(session *s, br_error *err)
 	return 0;
 }
 
+/* What the completion check measured, and where the completions went:
+ * the kernel does not run BPF programs or perf sampling events for the
+ * block completions it runs in softirq on top of some tasks (measured
+ * 2026-12-02; capture/README.md), while ftrace's ring buffer records them. */
+static void unrecorded_warning(const session *s)
+{
+	const char *be = s->be->name;
+	bool ftrace = strcmp(be, "tracefs") == 0;
+	fprintf(stderr,
+		"blkreel-capture: warning: the %s completed %llu requests that no C record shows (%s sysfs stat "
+		"counted them)%s%s%s\n",
+		s->cfg.ndevices == 1 ? "device" : "traced devices", (unsigned long long)s->unrecorded,
+		s->cfg.ndevices == 1 ? "its" : "their",
+		ftrace ? "; the blk tracer did not record them" : "; the kernel did not hand them to the ",
+		ftrace ? "" : be,
+		ftrace ? "" : " backend (completions it ran in a softirq where it calls no BPF program or perf "
+			      "sampling event); the tracefs backend (ftrace's ring buffer) would have seen them");
+}
+
 static void summary(session *s, double secs)
 {
 	cap_sink_stats st;
@@ -330,10 +349,7 @@ static void summary(session *s, double secs)
 			"program already running on that CPU); events of the traced devices may be among them\n",
 			(unsigned long long)s->missed);
 	if (s->unrecorded)
-		fprintf(stderr,
-			"blkreel-capture: warning: the traced devices completed %llu requests that no C record shows "
-			"(their sysfs stat counted them; the kernel did not run our completion program for them)\n",
-			(unsigned long long)s->unrecorded);
+		unrecorded_warning(s);
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }

@@ -48,3 +48,38 @@ bool cap_dev_countable(const cap_config *cfg, size_t i)
 			return false;
 	return true;
 }
+
+void cap_dev_check_start(cap_dev_check *c, const cap_config *cfg, bool (*carries_c)(const cap_device *d))
+{
+	for (size_t i = 0; i < cfg->ndevices; i++) {
+		const cap_device *d = &cfg->devices[i];
+		c->recorded[i] = 0;
+		c->counted[i] = (!carries_c || carries_c(d)) && cap_dev_countable(cfg, i) &&
+				cap_dev_completed(d, &c->start[i]);
+	}
+}
+
+void cap_dev_check_record(cap_dev_check *c, const cap_config *cfg, uint32_t dev)
+{
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		if (cfg->devices[i].dev == dev) {
+			c->recorded[i]++;
+			return;
+		}
+}
+
+void cap_dev_check_end(cap_dev_check *c, const cap_config *cfg)
+{
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		if (c->counted[i])
+			c->counted[i] = cap_dev_completed(&cfg->devices[i], &c->end[i]);
+}
+
+uint64_t cap_dev_check_unrecorded(const cap_dev_check *c, const cap_config *cfg)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		if (c->counted[i])
+			n += cap_dev_unrecorded(c->start[i], c->end[i], c->recorded[i]);
+	return n;
+}

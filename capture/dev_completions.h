@@ -32,4 +32,24 @@ static inline uint64_t cap_dev_unrecorded(uint64_t start, uint64_t end, uint64_t
 	return done > recorded ? done - recorded : 0;
 }
 
+/* The check for a backend that sees every event before any filter (perf,
+ * tracefs): each countable device's count once its events are recorded,
+ * the C records read, the count again before they stop. */
+typedef struct cap_dev_check {
+	bool counted[CAP_MAX_DEVICES];
+	uint64_t start[CAP_MAX_DEVICES], end[CAP_MAX_DEVICES], recorded[CAP_MAX_DEVICES];
+} cap_dev_check;
+
+/* After the kernel records every completion of cfg's devices: a completion
+ * between this count and the end has a record, or is lost. carries_c says
+ * whether device i's C records carry its own dev_t (the backend knows);
+ * NULL: all do. */
+void cap_dev_check_start(cap_dev_check *c, const cap_config *cfg, bool (*carries_c)(const cap_device *d));
+/* A C record the backend read (any device: others are ignored). */
+void cap_dev_check_record(cap_dev_check *c, const cap_config *cfg, uint32_t dev);
+/* Before the kernel stops recording. */
+void cap_dev_check_end(cap_dev_check *c, const cap_config *cfg);
+/* After the drain: completions counted that no C record shows. */
+uint64_t cap_dev_check_unrecorded(const cap_dev_check *c, const cap_config *cfg);
+
 #endif

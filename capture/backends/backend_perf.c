@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "dev_completions.h"
+#include "devices.h"
 #include "spool/names.h"
 #include "backends/rwbs.h"
 #include "backends/tp_format.h"
@@ -64,6 +66,10 @@ typedef struct perf_state {
 	bool use[NTP];
 	perf_cpu *cpu;
 	uint8_t *scratch;     /* a record that wraps around the ring end */
+	/* the devices' completions against the C records read (perf_unrecorded):
+	 * the kernel does not hand perf's sampling events every completion */
+	cap_dev_check check;
+	bool checking;
 } perf_state;
 
 static long perf_open(struct perf_event_attr *a, int cpu)
@@ -174,6 +180,24 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 	return 0;
 }
 
+/* block_rq_complete carries the disk's dev_t (rq->q->disk), never a
+ * partition's: the filter keeps no C record of a partition to check. */
+static bool disk_carries_c(const cap_device *d)
+{
+	return !cap_device_is_partition(d);
+}
+
+/* Once every completion is sampled: a completion after the count has a C
+ * record, unless the kernel did not hand it to us. Only when a complete
+ * tracepoint is open (the action mask may leave them out). */
+static void check_start(perf_state *st)
+{
+	for (size_t t = 0; t < NTP; t++)
+		st->checking |= st->use[t] && tp_defs[t].kind == K_COMPLETE;
+	if (st->checking)
+		cap_dev_check_start(&st->check, st->cfg, disk_carries_c);
+}
+
 static int perf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
 {
 	perf_state *st = vst;
@@ -217,6 +241,7 @@ static int perf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error
 		for (size_t t = 0; t < NTP; t++)
 			if (st->cpu[c].fds[t] >= 0 && ioctl(st->cpu[c].fds[t], PERF_EVENT_IOC_ENABLE, 0))
 				return br_error_set(err, BR_ESYS, errno, NULL, -1, "PERF_EVENT_IOC_ENABLE");
+	check_start(st);
 	return 0;
 }
 
@@ -296,6 +321,11 @@ static int on_sample(perf_state *st, unsigned c, const uint8_t *p, size_t len, c
 		ev.pdu_len = 16;
 		break;
 	}
+	case K_COMPLETE:
+		/* before the core's filters: the check is of what the kernel handed over */
+		if (st->checking)
+			cap_dev_check_record(&st->check, st->cfg, kdev);
+		break;
 	default: break;
 	}
 	return cap_sink_push(sink, &ev, comm[0] ? comm : NULL, err);
@@ -389,11 +419,23 @@ static int perf_stop(void *vst, br_error *err)
 {
 	perf_state *st = vst;
 	int first = 0;
+	/* Counted before the disable: a completion after it has no record. */
+	if (st->checking)
+		cap_dev_check_end(&st->check, st->cfg);
 	for (unsigned c = 0; c < st->ncpu; c++)
 		for (size_t t = 0; t < NTP; t++)
 			if (st->cpu[c].fds[t] >= 0 && ioctl(st->cpu[c].fds[t], PERF_EVENT_IOC_DISABLE, 0) && !first)
 				first = br_error_set(err, BR_ESYS, errno, NULL, -1, "PERF_EVENT_IOC_DISABLE");
 	return first;
+}
+
+/* Completions the traced devices counted while sampling that no C record
+ * shows (read after the drain): those the kernel ran where it does not
+ * deliver to sampling events (capture/README.md). */
+static uint64_t perf_unrecorded(void *vst)
+{
+	const perf_state *st = vst;
+	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
 }
 
 static void perf_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -434,5 +476,6 @@ const cap_backend_ops cap_backend_perf = {
 	.read = perf_read,
 	.stop = perf_stop,
 	.drops = perf_drops,
+	.unrecorded = perf_unrecorded,
 	.close = perf_close,
 };

@@ -12,6 +12,7 @@
 
 #include "backends/backend.h"
 #include "backends/ftrace_page.h"
+#include "dev_completions.h"
 #include "kstate/tracefs_util.h"
 
 #define T CAP_TRACEFS
@@ -31,6 +32,9 @@ typedef struct tfs_state {
 	uint8_t *page;
 	uint32_t devices[CAP_MAX_DEVICES];
 	ftrace_page_stats stats;
+	/* the devices' completions against the C records read (tfs_unrecorded) */
+	cap_dev_check check;
+	bool checking;
 } tfs_state;
 
 static int tfs_probe(br_error *err)
@@ -137,7 +141,11 @@ static int tfs_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	 * this capture is read. */
 	if ((rc = cap_kstate_write(ks, T "/current_tracer", "blk", err)))
 		return rc;
-
+	/* Counted once the tracer records (the switch emptied the rings
+	 * before it started): a completion after the count has a record in
+	 * the ring, unless it overran (counted as a drop). */
+	cap_dev_check_start(&st->check, cfg, NULL);
+	st->checking = true;
 	return open_readers(st, err);
 }
 
@@ -191,6 +199,7 @@ static int tfs_fds(void *vst, struct pollfd *pfd, int max)
 }
 
 typedef struct push_arg {
+	tfs_state *st;
 	cap_sink *sink;
 	unsigned cpu;
 	int pushed;
@@ -202,6 +211,8 @@ static int push_one(void *varg, const br_event *ev, br_error *err)
 	br_event e = *ev;
 	e.cpu = a->cpu; /* the buffer it came from: what the split set keys on */
 	a->pushed++;
+	if (a->st->checking && br_event_code(ev) == __BLK_TA_COMPLETE && !br_event_is_notify(ev))
+		cap_dev_check_record(&a->st->check, a->st->cfg, ev->device);
 	return cap_sink_push(a->sink, &e, NULL, err);
 }
 
@@ -227,7 +238,7 @@ static int tfs_read(void *vst, cap_sink *sink, br_error *err)
 			}
 			if (r == 0)
 				break;
-			push_arg a = { sink, c, 0 };
+			push_arg a = { st, sink, c, 0 };
 			int rc = ftrace_page_decode(st->page, (size_t)r, st->devices, st->cfg->ndevices, push_one, &a,
 						    &st->stats, err);
 			if (rc)
@@ -242,6 +253,9 @@ static int tfs_stop(void *vst, br_error *err)
 {
 	tfs_state *st = vst;
 	int first = 0;
+	/* Counted before the devices stop: a completion after it has no record. */
+	if (st->checking)
+		cap_dev_check_end(&st->check, st->cfg);
 	for (size_t i = 0; i < st->cfg->ndevices; i++) {
 		char path[320];
 		snprintf(path, sizeof path, "%s/trace/enable", st->cfg->devices[i].sysfs);
@@ -254,6 +268,14 @@ static int tfs_stop(void *vst, br_error *err)
 			close(fd);
 	}
 	return first;
+}
+
+/* Completions the traced devices counted while tracing that no C record
+ * shows (read after the drain). */
+static uint64_t tfs_unrecorded(void *vst)
+{
+	const tfs_state *st = vst;
+	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
 }
 
 static void tfs_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -343,6 +365,7 @@ const cap_backend_ops cap_backend_tracefs = {
 	.read = tfs_read,
 	.stop = tfs_stop,
 	.drops = tfs_drops,
+	.unrecorded = tfs_unrecorded,
 	.comm = tfs_comm,
 	.close = tfs_close,
 	.salvage = tfs_salvage,

@@ -154,6 +154,11 @@ static void print_requests(FILE *out, const br_summary *s, const br_stats_totals
 	fprintf(out, "requests: %" PRIu64 " issued (D), %" PRIu64 " bytes; %" PRIu64
 		" completed, %" PRIu64 " never completed\n",
 		ios, bytes, st->d2c.count, st->never_completed);
+	if (st->completed_untimed)
+		fprintf(out, "    %" PRIu64 " completed at an unknown time: the capture counted %" PRIu64
+			" completions the kernel did not hand over (unrecorded=%" PRIu64 "); no latency, "
+			"not in flight, not counted as never completed\n",
+			st->completed_untimed, st->unrecorded, st->unrecorded);
 	if (st->d2c.count)
 		fprintf(out, "    D2C: mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 			br_hist_mean(&st->d2c) / 1e3, (double)br_hist_quantile(&st->d2c, 0.5) / 1e3,

@@ -87,8 +87,10 @@ static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 		tool_progress_tick(prog, nev, NULL);
 		for (int i = 0; i < n; i++) {
 			const br_event *ev = &evs[i];
-			if (br_event_is_notify(ev))
+			if (br_event_is_notify(ev)) {
+				br_stats_add(t->stats, ev, err); /* the drops record's unrecorded=N */
 				continue;
+			}
 			uint64_t rel = ev->time - start;
 			if (o->has_x && (rel < o->x0 || rel > o->x1))
 				continue;

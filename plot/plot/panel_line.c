@@ -220,13 +220,24 @@ void panel_line(const rctx *c, rect r, int kind)
 	if (kind == PANEL_QD) {
 		/* IOs with no completion are left out of the line (blkreel/stats.h,
 		 * "In flight"): say how many, or the line looks complete */
-		uint64_t lost = 0;
-		for (size_t t = 0; t < d->n; t++)
+		uint64_t lost = 0, untimed = 0;
+		for (size_t t = 0; t < d->n; t++) {
 			lost += d->tr[t].tot->lost_ios;
-		if (lost) {
-			char note[96];
-			snprintf(note, sizeof note, "%llu IOs never completed: not counted in flight",
-				 (unsigned long long)lost);
+			untimed += d->tr[t].tot->completed_untimed;
+		}
+		if (lost || untimed) {
+			char note[160];
+			if (lost && untimed)
+				snprintf(note, sizeof note,
+					 "%llu IOs never completed, %llu completed at an unknown time: not counted in flight",
+					 (unsigned long long)lost, (unsigned long long)untimed);
+			else if (lost)
+				snprintf(note, sizeof note, "%llu IOs never completed: not counted in flight",
+					 (unsigned long long)lost);
+			else
+				snprintf(note, sizeof note,
+					 "%llu IOs completed at an unknown time (unrecorded): not counted in flight",
+					 (unsigned long long)untimed);
 			cairo_set_source_rgb(cr, 0.6, 0.1, 0.1);
 			set_font(c, c->font * 0.85, false);
 			draw_text(c, r.x + r.w - 4 * c->px, r.y + c->font, 1.0, note);

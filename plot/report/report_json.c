@@ -109,6 +109,8 @@ static void pairing(br_json *j, const br_stats_totals *t)
 	br_json_kuint(j, "never_issued", t->never_issued);
 	br_json_kuint(j, "never_completed", t->never_completed);
 	br_json_kuint(j, "lost_ios", t->lost_ios);
+	br_json_kuint(j, "unrecorded", t->unrecorded);
+	br_json_kuint(j, "completed_untimed", t->completed_untimed);
 	br_json_kuint(j, "late_completions", t->late_completions);
 	br_json_kuint(j, "orphan_completions", t->orphan_completions);
 	br_json_kuint(j, "orphan_issues", t->orphan_issues);

@@ -71,6 +71,10 @@ static void summary(report_table *t, const report_data *d)
 	kv(t, "unfinished", "%llu never issued, %llu never completed, %llu unmatched C (+%llu end-of-bio)",
 	   (unsigned long long)s->never_issued, (unsigned long long)s->never_completed,
 	   (unsigned long long)r->orphan_completions, (unsigned long long)r->empty_completions);
+	if (s->completed_untimed)
+		kv(t, "completed untimed", "%llu (the capture counted %llu completions it was not handed): "
+		   "no latency, not in queue depth",
+		   (unsigned long long)s->completed_untimed, (unsigned long long)s->unrecorded);
 	kv(t, "latency per request", "D2C p50 %s p99 %s; Q2C p50 %s p99 %s",
 	   report_ms((double)br_hist_quantile(&s->d2c, 0.5), a, sizeof a),
 	   report_ms((double)br_hist_quantile(&s->d2c, 0.99), b, sizeof b),

@@ -52,6 +52,11 @@ static void summary(FILE *f, const report_data *d)
 	if (r->empty_completions)
 		fprintf(f, " (and %llu empty end-of-bio records)", (unsigned long long)r->empty_completions);
 	fputc('\n', f);
+	if (t->completed_untimed)
+		fprintf(f, "  untimed       %llu IOs completed at an unknown time (the capture counted %llu "
+			   "completions the kernel did not hand over): left out of latency and queue depth, "
+			   "not counted as never completed\n",
+			(unsigned long long)t->completed_untimed, (unsigned long long)t->unrecorded);
 	if (t->lost_ios)
 		fprintf(f, "  lost          %llu IOs issued with no completion (%llu of them completed late): "
 			   "left out of queue depth, idle and busy time, and the diagnosis, which would "

@@ -521,6 +521,35 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The loop device's completed requests (its sysfs stat: reads, writes,
+ * discards, flushes, as the capture's own completion check counts them). */
+static uint64_t loop_completed(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/sys/block/%s/stat", cf.name);
+	FILE *f = fopen(path, "r");
+	unsigned long long v[17] = { 0 };
+	for (int n = 0; f && n < 17 && fscanf(f, "%llu", &v[n]) == 1; n++)
+		;
+	if (f)
+		fclose(f);
+	return v[0] + v[4] + v[11] + v[15];
+}
+
+/* The writer counts the device's completions before its first write and,
+ * once the test says go (2 s in), before its next write: between two
+ * writes, none in flight, so the two counts hold exactly the completions
+ * of the writes before that one (the due writes); the test kills the
+ * capture a second after that second count, however late the writer got
+ * to it on a loaded machine. A kill -9 leaves no completion check of the
+ * capture's own; this is it, for the writes that must survive. */
+#define K9_S0 K9_IOS       /* issued[K9_S0], issued[K9_S1]: the two counts */
+#define K9_S1 (K9_IOS + 1)
+#define K9_GO (K9_IOS + 2)  /* set by the test */
+#define K9_DUE (K9_IOS + 3) /* by the writer: the writes before this one are due */
+#define K9_T1 (K9_IOS + 4)  /* by the writer: when it took the second count */
+#define K9_SLOTS (K9_IOS + 5)
+
 /* A child writing K9_IOS direct 4 KiB blocks (block i at sector 8i), each at
  * its time; issued[i] gets the time just before block i was written. */
 static pid_t paced_writer(uint64_t *issued)
@@ -534,10 +563,16 @@ static pid_t paced_writer(uint64_t *issued)
 		_exit(1);
 	memset(buf, 0x5a, 4096);
 	uint64_t t0 = mono_ns();
+	issued[K9_S0] = loop_completed();
 	for (int i = 0; i < K9_IOS; i++) {
 		uint64_t due = t0 + (uint64_t)i * K9_GAP_NS, now = mono_ns();
 		if (due > now)
 			nanosleep(&(struct timespec){ 0, (long)(due - now) }, NULL);
+		if (__atomic_load_n(&issued[K9_GO], __ATOMIC_ACQUIRE) && !issued[K9_T1]) {
+			issued[K9_S1] = loop_completed();
+			issued[K9_DUE] = (uint64_t)i;
+			__atomic_store_n(&issued[K9_T1], mono_ns(), __ATOMIC_RELEASE);
+		}
 		issued[i] = mono_ns();
 		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
 			_exit(1);
@@ -597,12 +632,20 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 				  backend);
 	cr_assert_gt(pid, 0);
 	cr_assert(wait_tracing(errpath), "%s: never said it was tracing", backend);
-	uint64_t *issued = mmap(NULL, K9_IOS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t *issued = mmap(NULL, K9_SLOTS * sizeof *issued, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(issued, MAP_FAILED);
-	memset(issued, 0, K9_IOS * sizeof *issued);
+	memset(issued, 0, K9_SLOTS * sizeof *issued);
 	pid_t w = paced_writer(issued);
 	cr_assert_gt(w, 0);
-	usleep(3000 * 1000);
+	usleep(2000 * 1000);
+	__atomic_store_n(&issued[K9_GO], 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 10000 && !__atomic_load_n(&issued[K9_T1], __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	uint64_t t1 = __atomic_load_n(&issued[K9_T1], __ATOMIC_ACQUIRE);
+	cr_assert(t1, "%s: the writer never took its second count", backend);
+	uint64_t now = mono_ns();
+	if (t1 + 1000000000ull > now)
+		usleep((useconds_t)((t1 + 1000000000ull - now) / 1000) + 1000);
 	uint64_t killed_at = mono_ns();
 	kill(pid, SIGKILL);
 	cf_wait(pid);
@@ -641,7 +684,7 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 	rc = tu_runf(&text, NULL, NULL, "gzip -t '%s/%s.blktrace.gz' && zcat '%s/%s.blktrace.gz' | blkparse -i -", cf.dir,
 		     backend, cf.dir, backend);
 	cr_assert_eq(rc, 0, "%s: recovered file not valid", backend);
-	unsigned char q[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
+	unsigned char q[K9_IOS] = { 0 }, d[K9_IOS] = { 0 }, c[K9_IOS] = { 0 };
 	for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char act[8], rwbs[16];
 		unsigned long long sector;
@@ -652,11 +695,13 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 			continue;
 		if (strcmp(act, "Q") == 0)
 			q[sector / 8]++;
+		else if (strcmp(act, "D") == 0)
+			d[sector / 8]++;
 		else if (strcmp(act, "C") == 0)
 			c[sector / 8]++;
 	}
 	free(text);
-	size_t due = 0, missing = 0, before_kill = 0, kept = 0, after = 0, after_kept = 0;
+	size_t due = 0, missing = 0, no_c = 0, c_kept = 0, before_kill = 0, kept = 0, after = 0, after_kept = 0;
 	int first_missing = -1;
 	for (int i = 0; i < K9_IOS; i++) {
 		if (ring_outlives && issued[i] > killed_at + 100000000ull) {
@@ -668,10 +713,14 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 			before_kill++;
 		if (q[i] == 1 && c[i] == 1)
 			kept++;
-		if (!issued[i] || issued[i] + 1000000000ull > killed_at)
+		if ((uint64_t)i >= issued[K9_DUE] || !issued[i])
 			continue;
 		due++;
-		if (q[i] != 1 || c[i] != 1) {
+		c_kept += c[i] == 1;
+		/* a completion the kernel did not hand over: its Q and D are there */
+		if (q[i] == 1 && d[i] == 1 && c[i] == 0) {
+			no_c++;
+		} else if (q[i] != 1 || d[i] != 1 || c[i] != 1) {
 			missing++;
 			if (first_missing < 0)
 				first_missing = i;
@@ -682,12 +731,21 @@ static void kill9_keeps_all_but_the_last_second(const char *backend)
 		     "%s: %zu of the %zu writes issued over 1 s before the kill are missing (first: #%d); "
 		     "%zu of %zu issued before it kept",
 		     backend, missing, due, first_missing, kept, before_kill);
+	/* the device completed them all; those without a C record must be the
+	 * completions the kernel did not hand over: exactly as many, no more */
+	uint64_t done = issued[K9_S1] - issued[K9_S0];
+	uint64_t unrecorded = done > c_kept ? done - c_kept : 0;
+	cr_expect_eq(done, due, "%s: the device completed %llu requests during the %zu due writes", backend,
+		     (unsigned long long)done, due);
+	cr_expect_eq(no_c, unrecorded,
+		     "%s: %zu due writes lack only their C record, the device's count leaves %llu unrecorded", backend,
+		     no_c, (unsigned long long)unrecorded);
 	if (ring_outlives) {
 		cr_expect_geq(after, 50, "%s: only %zu writes after the kill (test is void)", backend, after);
 		cr_expect_eq(after_kept, after, "%s: %zu of the %zu writes after the kill, still in the ring, recovered",
 			     backend, after_kept, after);
 	}
-	munmap(issued, K9_IOS * sizeof *issued);
+	munmap(issued, K9_SLOTS * sizeof *issued);
 }
 
 Test(capture_safety, kill9_keeps_all_but_the_last_second_on_every_backend, .timeout = 240)

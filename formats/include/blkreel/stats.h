@@ -158,6 +158,14 @@ typedef struct br_stats_totals {
 	/* empty C matching no open flush or empty bio: the end record of a
 	 * bio whose request completed before (see Flushes above) */
 	uint64_t empty_completions;
+	/* completions the capture's check counted (the device's own count)
+	 * that no C record shows: blkreel-capture's drops record says
+	 * unrecorded=N (summed over such records) */
+	uint64_t unrecorded;
+	/* issued IOs without a C taken as those, up to unrecorded: completed at
+	 * an unknown time. Not in never_completed or lost_ios; never in flight
+	 * (depth) and without a latency, like any IO without its C */
+	uint64_t completed_untimed;
 } br_stats_totals;
 
 /* One bucket of a series; times relative to the origin. */
@@ -182,7 +190,8 @@ typedef struct br_stats_series {
 } br_stats_series;
 
 int br_stats_new(br_stats **out, const br_stats_opts *opts, br_error *err);
-/* Count one event (notify records are ignored). 0, or BR_ENOMEM. */
+/* Count one event. Of notify records only blkreel-capture's drops record
+ * counts (its unrecorded=N, see br_stats_totals.unrecorded). 0, or BR_ENOMEM. */
 int br_stats_add(br_stats *s, const br_event *ev, br_error *err);
 /* Close the in-flight integral, count what is still open, choose kinds.
  * Call once after the last add. */

@@ -106,7 +106,9 @@ static bool wanted(const br_analysis *a, const br_event *ev)
 
 int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 {
-	if (br_event_is_notify(ev) || !wanted(a, ev))
+	if (br_event_is_notify(ev))
+		return br_stats_add(a->stats, ev, err); /* only the drops record's unrecorded=N counts */
+	if (!wanted(a, ev))
 		return 0;
 	if (!a->started) {
 		a->started = true;

@@ -68,6 +68,12 @@ static void fairness(diag_ctx *c)
 				"lost, or a partial per-CPU set); they are not counted in flight, busy or "
 				"served",
 			     c->lab[k], (unsigned long)c->p[k]->lost_ios);
+	for (int k = 0; k < 2; k++)
+		if (c->p[k]->completed_untimed)
+			dx_note(d, "%s: %lu IOs completed at an unknown time (the capture counted completions "
+				"the kernel did not hand over); they have no latency and are not counted in "
+				"flight, busy or served",
+			     c->lab[k], (unsigned long)c->p[k]->completed_untimed);
 }
 
 static bool apart(double a, double b, double factor)

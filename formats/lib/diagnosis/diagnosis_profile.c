@@ -337,6 +337,7 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 	d->gap_host_ns = 0;
 	p->span_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
 	p->lost_ios = t->lost_ios;
+	p->completed_untimed = t->completed_untimed;
 	p->devices = (uint32_t)t->ndevices;
 	p->x_bytes = t->bytes[0] + t->bytes[1] + t->bytes[2];
 	/* per bio, as btt weighs them: the phases a bio's Q2C is made of */

@@ -68,10 +68,29 @@ static dev_state *dev_get(br_stats *s, uint32_t dev)
 	return d;
 }
 
+/* blkreel-capture's drops record: "blkreel: drops ... (backend B) ...
+ * unrecorded=N" when the devices completed N requests no C record shows. */
+static uint64_t noted_unrecorded(const br_event *ev)
+{
+	static const char head[] = "blkreel: drops ", key[] = " unrecorded=";
+	if (br_event_code(ev) != __BLK_TN_MESSAGE || !ev->pdu || ev->pdu_len < sizeof head - 1)
+		return 0;
+	char text[512];
+	size_t n = ev->pdu_len < sizeof text - 1 ? ev->pdu_len : sizeof text - 1;
+	memcpy(text, ev->pdu, n);
+	text[n] = 0;
+	if (strncmp(text, head, sizeof head - 1) != 0)
+		return 0;
+	const char *at = strstr(text, key);
+	return at ? strtoull(at + sizeof key - 1, NULL, 10) : 0;
+}
+
 int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 {
-	if (br_event_is_notify(ev))
+	if (br_event_is_notify(ev)) {
+		s->t.unrecorded += noted_unrecorded(ev);
 		return 0;
+	}
 	if (s->opts.has_device && !br_event_on_device(ev, s->opts.device))
 		return 0;
 	if (!s->started) {
@@ -148,6 +167,12 @@ int br_stats_finish(br_stats *s, br_error *err)
 		else
 			t->never_issued++;
 	}
+	/* The capture counted completions the kernel did not hand over: as
+	 * many IOs issued without a C completed, at a time nobody knows (which
+	 * ones cannot be told apart from IOs cut off at the end: up to N) */
+	t->completed_untimed = t->unrecorded < t->never_completed ? t->unrecorded : t->never_completed;
+	t->never_completed -= t->completed_untimed;
+	t->lost_ios -= t->completed_untimed < t->lost_ios ? t->completed_untimed : t->lost_ios;
 	uint64_t span = t->last_ns - t->first_ns;
 	t->inflight_avg = span ? s->area_total / (double)span : 0.0;
 	t->ndevices = s->ndevs;

@@ -4,7 +4,7 @@
 
 #include "blkreel/analysis.h"
 #include "diagnosis/diagnosis_internal.h"
-#include "stats/stats_internal.h"
+#include "stats/stats_hooks.h"
 
 /* ---- per-device, per-process and per-range accumulators -------------------- */
 typedef struct an_group {
@@ -66,6 +66,9 @@ struct br_analysis {
 /* Phases of a request the shared pairing completed (analysis_life.c), a
  * stats_hooks.complete. 0, BR_ENOMEM or on_bio's code. */
 int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
+/* A request the shared pairing issued, a stats_hooks.issue: the
+ * diagnosis tags it. */
+void an_life_issue(void *arg, const br_event *ev, uint32_t *tag);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

@@ -10,7 +10,7 @@
 
 #include "blkreel/json.h"
 
-static void sdirs(br_json *j, const char *key, const uint64_t v[BR_SDIR_COUNT])
+static void sdirs(br_json *j, const char *key, const uint64_t v[BR_STATS_DIRS])
 {
 	br_json_key(j, key);
 	br_json_object(j);

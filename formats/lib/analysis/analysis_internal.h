@@ -9,8 +9,8 @@
 /* ---- per-device, per-process and per-range accumulators -------------------- */
 typedef struct an_group {
 	br_analysis_group out;
-	uint64_t ios[BR_KIND_COUNT][BR_SDIR_COUNT];
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t ios[BR_KIND_COUNT][BR_STATS_DIRS];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint64_t first[BR_KIND_COUNT], last[BR_KIND_COUNT];
 	uint64_t size[BR_KIND_COUNT][BR_SIZE_BINS];
 	bool seen[BR_KIND_COUNT];
@@ -22,7 +22,7 @@ typedef struct an_group {
 typedef struct an_range {
 	uint32_t dev;
 	uint64_t idx;             /* start / range_bytes */
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint64_t ios[BR_KIND_COUNT];
 	uint64_t last[BR_KIND_COUNT], bursts[BR_KIND_COUNT];
 	uint64_t burst_first[BR_KIND_COUNT], burst_last[BR_KIND_COUNT];

@@ -56,8 +56,8 @@ typedef struct flight_log {
 
 /* ---- time buckets --------------------------------------------------------- */
 typedef struct sbucket {
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
-	uint32_t ios[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
+	uint32_t ios[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint32_t seeks[BR_KIND_COUNT];
 	uint32_t inflight_max;
 	double inflight_area;     /* IOs x ns */

@@ -1,10 +1,13 @@
 /* --movie: an animated PNG (APNG) of the io panel with a sliding time
- * window and a cursor on the line panels, each frame drawn into one image
- * and handed to the APNG writer (apng.c, through libpng). */
+ * window and a cursor on the line panels. Frames are drawn into two images
+ * in turn: while one is drawn, the other is encoded (apng.c, libpng, one
+ * thread) on a thread of its own, so the encoding hides behind the
+ * drawing. */
 #include "output.h"
 #include "render.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,6 +39,35 @@ static int draw_frame(const plot_opts *o, const plot_data *d, const plot_fonts *
 	return rc;
 }
 
+/* One frame to encode, on the encoder thread. */
+typedef struct encode_job {
+	plot_apng *a;
+	cairo_surface_t *img;
+	int rc;
+	br_error err;
+} encode_job;
+
+static void *encode_frame(void *arg)
+{
+	encode_job *j = arg;
+	j->rc = plot_apng_frame(j->a, cairo_image_surface_get_data(j->img),
+				cairo_image_surface_get_stride(j->img), FRAME_DELAY_NUM, FRAME_DELAY_DEN,
+				&j->err);
+	return NULL;
+}
+
+/* Wait for the frame being encoded, if any; its result. */
+static int encode_wait(pthread_t *tid, bool *running, encode_job *j, br_error *err)
+{
+	if (!*running)
+		return 0;
+	pthread_join(*tid, NULL);
+	*running = false;
+	if (j->rc)
+		*err = j->err;
+	return j->rc;
+}
+
 int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
 		     br_error *err)
 {
@@ -50,10 +82,15 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *f
 	int rc = plot_make_tmp(path, tmp, sizeof(tmp), err);
 	if (rc)
 		return rc;
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_surface_t *img[2] = { cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h),
+				    cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h) };
 	FILE *fp = NULL;
 	plot_apng *a = NULL;
-	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+	pthread_t tid;
+	bool running = false;
+	encode_job job = { 0 };
+	if (cairo_surface_status(img[0]) != CAIRO_STATUS_SUCCESS ||
+	    cairo_surface_status(img[1]) != CAIRO_STATUS_SUCCESS) {
 		rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory for the movie");
 		goto out;
 	}
@@ -70,18 +107,34 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *f
 	if (rc)
 		goto out;
 	for (unsigned i = 0; i < n; i++) {
-		rc = draw_frame(o, d, fonts, i, n, img, w, h, err);
+		cairo_surface_t *im = img[i % 2];
+		rc = draw_frame(o, d, fonts, i, n, im, w, h, err);
 		if (rc)
 			goto out;
-		cairo_surface_flush(img);
-		rc = plot_apng_frame(a, cairo_image_surface_get_data(img), cairo_image_surface_get_stride(img),
-				     FRAME_DELAY_NUM, FRAME_DELAY_DEN, err);
+		cairo_surface_flush(im);
+		/* the previous frame, drawn into the other image, is done */
+		rc = encode_wait(&tid, &running, &job, err);
 		if (rc)
 			goto out;
+		job = (encode_job){ .a = a, .img = im };
+		if (!pthread_create(&tid, NULL, encode_frame, &job)) {
+			running = true;
+		} else {
+			encode_frame(&job); /* no thread: in turn */
+			if (job.rc) {
+				*err = job.err;
+				rc = job.rc;
+				goto out;
+			}
+		}
 	}
-	rc = plot_apng_close(a, err);
+	rc = encode_wait(&tid, &running, &job, err);
+	if (!rc)
+		rc = plot_apng_close(a, err);
 	a = NULL;
 out:
+	if (running)
+		pthread_join(tid, NULL); /* a failure while a frame was encoding */
 	plot_apng_close(a, NULL);
 	if (fp && fclose(fp) && !rc)
 		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
@@ -89,6 +142,7 @@ out:
 		rc = br_error_set(err, BR_ESYS, errno, path, -1, "cannot rename the finished file");
 	if (rc)
 		unlink(tmp);
-	cairo_surface_destroy(img);
+	cairo_surface_destroy(img[0]);
+	cairo_surface_destroy(img[1]);
 	return rc;
 }

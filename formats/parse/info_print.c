@@ -76,19 +76,29 @@ static void print_inputs(FILE *out, const br_reader *r)
 	}
 }
 
-static const char *const dir_names[BR_DIR_COUNT] = { "reads", "writes", "discards", "no data" };
+/* rows in this order */
+static const struct {
+	enum br_dir dir;
+	const char *name;
+} dir_rows[BR_DIR_COUNT] = {
+	{ BR_DIR_READ, "reads" },
+	{ BR_DIR_WRITE, "writes" },
+	{ BR_DIR_DISCARD, "discards" },
+	{ BR_DIR_OTHER, "no data" },
+};
 
 static void print_io_table(FILE *out, const br_device_summary *d)
 {
 	fprintf(out, "    %-9s %24s %24s %24s\n", "", "queued (Q)", "issued (D)", "completed (C)");
-	for (int dir = 0; dir < BR_DIR_COUNT; dir++) {
+	for (int row = 0; row < BR_DIR_COUNT; row++) {
+		enum br_dir dir = dir_rows[row].dir;
 		bool any = false;
-		for (int st = 0; st < BR_STAGE_COUNT; st++)
+		for (int st = 0; st < BR_KIND_COUNT; st++)
 			any |= d->io[st][dir].ios != 0;
 		if (!any)
 			continue;
-		fprintf(out, "    %-9s", dir_names[dir]);
-		for (int st = 0; st < BR_STAGE_COUNT; st++) {
+		fprintf(out, "    %-9s", dir_rows[row].name);
+		for (int st = 0; st < BR_KIND_COUNT; st++) {
 			char b[32], cell[64];
 			snprintf(cell, sizeof cell, "%" PRIu64 " (%s)", d->io[st][dir].ios,
 				 br_format_bytes(d->io[st][dir].bytes, b, sizeof b));
@@ -148,8 +158,8 @@ static void print_requests(FILE *out, const br_summary *s, const br_stats_totals
 	uint64_t ios = 0, bytes = 0;
 	for (size_t i = 0; i < br_summary_ndevices(s); i++)
 		for (int dir = 0; dir < BR_DIR_COUNT; dir++) {
-			ios += br_summary_device(s, i)->io[BR_STAGE_ISSUE][dir].ios;
-			bytes += br_summary_device(s, i)->io[BR_STAGE_ISSUE][dir].bytes;
+			ios += br_summary_device(s, i)->io[BR_KIND_D][dir].ios;
+			bytes += br_summary_device(s, i)->io[BR_KIND_D][dir].bytes;
 		}
 	fprintf(out, "requests: %" PRIu64 " issued (D), %" PRIu64 " bytes; %" PRIu64
 		" completed, %" PRIu64 " never completed\n",

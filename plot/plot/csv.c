@@ -41,8 +41,8 @@ int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_
 				(unsigned long long)b->ios[0], (unsigned long long)b->ios[1],
 				(unsigned long long)b->ios[2], (unsigned long long)b->bytes[0],
 				(unsigned long long)b->bytes[1], (unsigned long long)b->bytes[2],
-				(unsigned long long)b->seeks, br_stats_bucket_mbps(b, BR_SDIR_READ),
-				br_stats_bucket_mbps(b, BR_SDIR_WRITE), br_stats_bucket_mbps(b, -1),
+				(unsigned long long)b->seeks, br_stats_bucket_mbps(b, BR_DIR_READ),
+				br_stats_bucket_mbps(b, BR_DIR_WRITE), br_stats_bucket_mbps(b, -1),
 				br_stats_bucket_iops(b), br_stats_bucket_seeks(b));
 			lat(fp, b->d2c, 0.5);
 			lat(fp, b->d2c, 0.99);

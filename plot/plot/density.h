@@ -12,8 +12,8 @@
 #define DENSITY_MAX_COLS 4096
 #define DENSITY_MAX_CELLS (1u << 19)
 #define DENSITY_MAX_PIDS 255      /* slot 255 = any other process */
-#define DENSITY_KINDS 3           /* Q, D, C (enum br_stats_kind) */
-#define DENSITY_DIRS 3            /* read, write, other (enum br_sdir) */
+#define DENSITY_KINDS 3           /* Q, D, C (enum br_kind) */
+#define DENSITY_DIRS 3            /* read, write, other (enum br_dir) */
 #define DENSITY_BATCH 64
 #define DENSITY_MAX_DEVS 16       /* device slots per trace; 15 = any other */
 
@@ -71,7 +71,7 @@ static inline uint64_t density_col(uint64_t key) { return key >> 44; }
 static inline unsigned density_dev(uint64_t key) { return (unsigned)(key >> 40) & 15; }
 static inline uint64_t density_row(uint64_t key) { return (key & ((1ull << 40) - 1)) - 1; }
 
-/* IOs of event kind (enum br_stats_kind) in a cell, all directions. */
+/* IOs of event kind (enum br_kind) in a cell, all directions. */
 static inline unsigned density_cell_count(const density_cell *cl, int kind)
 {
 	return (unsigned)cl->n[kind][0] + cl->n[kind][1] + cl->n[kind][2];

@@ -206,10 +206,10 @@ int plot_load(const plot_opts *o, plot_data *d, br_error *err)
 		if (nio && tt->seek_kind != BR_KIND_D)
 			add_note(d, "%s: no issues (D); seeks counted on %s events", t->label,
 				 br_stats_kind_name(tt->seek_kind));
-		if (tt->bytes[BR_SDIR_OTHER]) {
+		if (tt->bytes[BR_DIR_OTHER]) {
 			char what[96];
 			snprintf(what, sizeof(what), "%llu discards (%.1f MB) are grey marks, not throughput",
-				 (unsigned long long)tt->ios[BR_SDIR_OTHER], (double)tt->bytes[BR_SDIR_OTHER] / 1e6);
+				 (unsigned long long)tt->ios[BR_DIR_OTHER], (double)tt->bytes[BR_DIR_OTHER] / 1e6);
 			add_note(d, "%s: %s", t->label, what);
 		}
 		if (!o->has_dev && t->ndevs > 1 && tt->remaps)

@@ -1,15 +1,13 @@
 /* --movie: an animated PNG (APNG) of the io panel with a sliding time
- * window and a cursor on the line panels. Debian's libpng has no APNG API,
- * and the figures' own PNG writer (png_write.c) already deflates an image
- * in strips on every core, so every frame goes through it: signature, IHDR
- * and text, acTL, then per frame an fcTL and the frame's zlib stream, as
- * IDAT for the first (the default image) and as fdAT (sequence number +
- * the same stream) for the others. Spec:
- * https://wiki.mozilla.org/APNG_Specification */
+ * window and a cursor on the line panels. Frames are drawn into two images
+ * in turn: while one is drawn, the other is encoded (apng.c, libpng, one
+ * thread) on a thread of its own, so the encoding hides behind the
+ * drawing. */
 #include "output.h"
 #include "render.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,29 +21,6 @@ bool plot_movie_name_ok(const char *path)
 	size_t n = strlen(path);
 	return (n > 4 && !strcasecmp(path + n - 4, ".png")) ||
 	       (n > 5 && !strcasecmp(path + n - 5, ".apng"));
-}
-
-static void be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-static void fctl(unsigned char out[26], uint32_t seq, uint32_t w, uint32_t h)
-{
-	memset(out, 0, 26);
-	be32(out, seq);
-	be32(out + 4, w);
-	be32(out + 8, h);
-	/* x, y offsets 0 */
-	out[20] = FRAME_DELAY_NUM >> 8;
-	out[21] = FRAME_DELAY_NUM & 255;
-	out[22] = FRAME_DELAY_DEN >> 8;
-	out[23] = FRAME_DELAY_DEN & 255;
-	out[24] = 0; /* dispose: none */
-	out[25] = 0; /* blend: source */
 }
 
 static int draw_frame(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, unsigned i,
@@ -64,6 +39,35 @@ static int draw_frame(const plot_opts *o, const plot_data *d, const plot_fonts *
 	return rc;
 }
 
+/* One frame to encode, on the encoder thread. */
+typedef struct encode_job {
+	plot_apng *a;
+	cairo_surface_t *img;
+	int rc;
+	br_error err;
+} encode_job;
+
+static void *encode_frame(void *arg)
+{
+	encode_job *j = arg;
+	j->rc = plot_apng_frame(j->a, cairo_image_surface_get_data(j->img),
+				cairo_image_surface_get_stride(j->img), FRAME_DELAY_NUM, FRAME_DELAY_DEN,
+				&j->err);
+	return NULL;
+}
+
+/* Wait for the frame being encoded, if any; its result. */
+static int encode_wait(pthread_t *tid, bool *running, encode_job *j, br_error *err)
+{
+	if (!*running)
+		return 0;
+	pthread_join(*tid, NULL);
+	*running = false;
+	if (j->rc)
+		*err = j->err;
+	return j->rc;
+}
+
 int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
 		     br_error *err)
 {
@@ -78,9 +82,15 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *f
 	int rc = plot_make_tmp(path, tmp, sizeof(tmp), err);
 	if (rc)
 		return rc;
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_surface_t *img[2] = { cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h),
+				    cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h) };
 	FILE *fp = NULL;
-	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+	plot_apng *a = NULL;
+	pthread_t tid;
+	bool running = false;
+	encode_job job = { 0 };
+	if (cairo_surface_status(img[0]) != CAIRO_STATUS_SUCCESS ||
+	    cairo_surface_status(img[1]) != CAIRO_STATUS_SUCCESS) {
 		rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory for the movie");
 		goto out;
 	}
@@ -93,43 +103,46 @@ int plot_write_movie(const plot_opts *o, const plot_data *d, const plot_fonts *f
 		{ "Software", "blkreel-plot " BLKREEL_VERSION },
 		{ "Comment", o->cmdline ? o->cmdline : "" },
 	};
-	rc = png_put_head(fp, w, h, txt, 2, path, err);
+	rc = plot_apng_open(&a, fp, w, h, n, txt, 2, path, err);
 	if (rc)
 		goto out;
-	unsigned char actl[8];
-	be32(actl, n);
-	be32(actl + 4, 0); /* loop forever */
-	png_put_chunk(fp, "acTL", actl, 8);
-	uint32_t seq = 0;
 	for (unsigned i = 0; i < n; i++) {
-		rc = draw_frame(o, d, fonts, i, n, img, w, h, err);
+		cairo_surface_t *im = img[i % 2];
+		rc = draw_frame(o, d, fonts, i, n, im, w, h, err);
 		if (rc)
 			goto out;
-		cairo_surface_flush(img);
-		png_image_z *z;
-		rc = png_image_z_encode(&z, cairo_image_surface_get_data(img), w, h,
-					cairo_image_surface_get_stride(img), 0, 0, path, err);
+		cairo_surface_flush(im);
+		/* the previous frame, drawn into the other image, is done */
+		rc = encode_wait(&tid, &running, &job, err);
 		if (rc)
 			goto out;
-		unsigned char fc[26];
-		fctl(fc, seq++, (uint32_t)w, (uint32_t)h);
-		png_put_chunk(fp, "fcTL", fc, 26);
-		/* the default image is the first frame */
-		png_image_z_put(fp, z, i == 0 ? NULL : &seq);
-		png_image_z_free(z);
+		job = (encode_job){ .a = a, .img = im };
+		if (!pthread_create(&tid, NULL, encode_frame, &job)) {
+			running = true;
+		} else {
+			encode_frame(&job); /* no thread: in turn */
+			if (job.rc) {
+				*err = job.err;
+				rc = job.rc;
+				goto out;
+			}
+		}
 	}
-	png_put_chunk(fp, "IEND", NULL, 0);
-	if (fflush(fp) || ferror(fp)) {
-		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
-		goto out;
-	}
+	rc = encode_wait(&tid, &running, &job, err);
+	if (!rc)
+		rc = plot_apng_close(a, err);
+	a = NULL;
 out:
+	if (running)
+		pthread_join(tid, NULL); /* a failure while a frame was encoding */
+	plot_apng_close(a, NULL);
 	if (fp && fclose(fp) && !rc)
 		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
 	if (!rc && rename(tmp, path))
 		rc = br_error_set(err, BR_ESYS, errno, path, -1, "cannot rename the finished file");
 	if (rc)
 		unlink(tmp);
-	cairo_surface_destroy(img);
+	cairo_surface_destroy(img[0]);
+	cairo_surface_destroy(img[1]);
 	return rc;
 }

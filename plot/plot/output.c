@@ -1,5 +1,5 @@
-/* The figure outputs as a table: PNG through our own encoder
- * (png_write.c: text chunks, deflate on every core), SVG and PDF through
+/* The figure outputs as a table: PNG through libpng (png_write.c: the
+ * text chunks, deflate settings tuned for figures), SVG and PDF through
  * cairo's vector surfaces. */
 #include "bigbuf.h"
 #include "output.h"
@@ -24,7 +24,7 @@ static int png_finish(cairo_surface_t *s, const char *tmp, const png_text_kv *kv
 	FILE *fp = fopen(tmp, "wb");
 	if (!fp)
 		return br_error_set(err, BR_ESYS, errno, tmp, -1, "cannot create");
-	int rc = png_write_surface(fp, s, kv, nkv, tmp, err);
+	int rc = plot_png_write_surface(fp, s, kv, nkv, tmp, err);
 	if (fclose(fp) && !rc)
 		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
 	return rc;

@@ -64,7 +64,7 @@ static void process_channels(const plot_trace *t, int kind, uint8_t map[256])
 int io_trace_channels(const plot_data *d)
 {
 	for (size_t t = 0; t < d->n; t++)
-		if (d->tr[t].tot && d->tr[t].tot->ios[BR_SDIR_OTHER])
+		if (d->tr[t].tot && d->tr[t].tot->ios[BR_DIR_OTHER])
 			return 3;
 	return 2;
 }
@@ -218,11 +218,11 @@ static void band_add(io_band *j)
 				add[pmap[density_cell_pid(cl)]] = (float)density_cell_count(cl, kind);
 			} else if (d->n > 1 && only_trace < 0) {
 				int per = nch / (int)d->n;
-				add[per * t] = cl->n[kind][BR_SDIR_READ];
-				add[per * t + 1] = cl->n[kind][BR_SDIR_WRITE];
+				add[per * t] = cl->n[kind][BR_DIR_READ];
+				add[per * t + 1] = cl->n[kind][BR_DIR_WRITE];
 				/* without a third channel, data IOs that are neither
 				 * read nor write (none, by io_trace_channels) */
-				add[per * t + (per == 3 ? 2 : 1)] += cl->n[kind][BR_SDIR_OTHER];
+				add[per * t + (per == 3 ? 2 : 1)] += cl->n[kind][BR_DIR_OTHER];
 			} else {
 				for (int k = 0; k < 3; k++)
 					add[k] = cl->n[kind][k];

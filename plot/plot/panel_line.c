@@ -96,8 +96,8 @@ void panel_line(const rctx *c, rect r, int kind)
 		if (kind == PANEL_TPUT && !multi) {
 			/* total underneath, so a write-only run still shows its colour */
 			which[0] = -1; cols[0] = PAL_TOTAL;
-			which[1] = BR_SDIR_READ; cols[1] = PAL_READ;
-			which[2] = BR_SDIR_WRITE; cols[2] = PAL_WRITE;
+			which[1] = BR_DIR_READ; cols[1] = PAL_READ;
+			which[2] = BR_DIR_WRITE; cols[2] = PAL_WRITE;
 			nw = 3;
 		} else if (kind == PANEL_LAT && !multi) {
 			which[0] = 0; cols[0] = PAL_D2C;

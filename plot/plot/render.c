@@ -52,7 +52,7 @@ static size_t legend_items(const rctx *c, unsigned panels, legend_item *it, size
 		int st = c->o->by_process ? 1 : 0; /* -P: read/write only name lines */
 		ADD(PAL_READ, st, "read");
 		ADD(PAL_WRITE, st, "write");
-		if (!st && d->tr[0].tot && d->tr[0].tot->bytes[BR_SDIR_OTHER])
+		if (!st && d->tr[0].tot && d->tr[0].tot->bytes[BR_DIR_OTHER])
 			ADD(PAL_OTHER, 0, "discard/other");
 		if (lines)
 			ADD(PAL_TOTAL, 1, "total");

@@ -9,7 +9,7 @@ void trace_row_of(const plot_trace *t, trace_row *r)
 	double span = s->events ? (double)(s->last_ns - s->first_ns) / 1e9 : 0;
 	r->runtime_s = span;
 	r->ios = (double)(s->ios[0] + s->ios[1] + s->ios[2]);
-	r->mb = (double)(s->bytes[BR_SDIR_READ] + s->bytes[BR_SDIR_WRITE]) / 1e6; /* data moved */
+	r->mb = (double)(s->bytes[BR_DIR_READ] + s->bytes[BR_DIR_WRITE]) / 1e6; /* data moved */
 	r->mbps = span > 0 ? r->mb / span : 0;
 	r->iops = span > 0 ? r->ios / span : 0;
 	r->seeks_ps = span > 0 ? (double)s->seeks / span : 0;

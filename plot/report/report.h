@@ -90,7 +90,7 @@ int report_write_file(const char *path, report_writer fn, const report_ctx *ctx,
 char *report_ms(double ns, char *buf, size_t size);       /* "0.155 ms", "12.3 ms", "2.10 s" */
 char *report_num(double v, char *buf, size_t size);       /* 3 significant digits */
 const char *report_dev(uint32_t dev, char *buf, size_t size); /* "8,16" */
-double report_bytes_total(const uint64_t b[BR_SDIR_COUNT]);
-double report_ios_total(const uint64_t n[BR_SDIR_COUNT]);
+double report_bytes_total(const uint64_t b[BR_STATS_DIRS]);
+double report_ios_total(const uint64_t n[BR_STATS_DIRS]);
 
 #endif

@@ -41,12 +41,12 @@ const char *report_dev(uint32_t dev, char *buf, size_t size)
 	return buf;
 }
 
-double report_bytes_total(const uint64_t b[BR_SDIR_COUNT])
+double report_bytes_total(const uint64_t b[BR_STATS_DIRS])
 {
 	return (double)(b[0] + b[1] + b[2]);
 }
 
-double report_ios_total(const uint64_t n[BR_SDIR_COUNT])
+double report_ios_total(const uint64_t n[BR_STATS_DIRS])
 {
 	return (double)(n[0] + n[1] + n[2]);
 }

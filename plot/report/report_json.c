@@ -11,7 +11,7 @@
 #include "blkreel/json.h"
 #include "tool/say.h"
 
-static void sdirs(br_json *j, const char *key, const uint64_t v[BR_SDIR_COUNT])
+static void sdirs(br_json *j, const char *key, const uint64_t v[BR_STATS_DIRS])
 {
 	br_json_key(j, key);
 	br_json_object(j);

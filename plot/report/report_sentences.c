@@ -96,8 +96,8 @@ static void hot(report_ctx *ctx, size_t k)
 		snprintf(every, sizeof every, " in %llu bursts, one every %s",
 			 (unsigned long long)g->bursts, iv);
 	}
-	const char *verb = (double)g->bytes[BR_SDIR_WRITE] * 2 > b ? "writes"
-			 : (double)g->bytes[BR_SDIR_READ] * 2 > b  ? "reads" : "moves";
+	const char *verb = (double)g->bytes[BR_DIR_WRITE] * 2 > b ? "writes"
+			 : (double)g->bytes[BR_DIR_READ] * 2 > b  ? "reads" : "moves";
 	snprintf(ctx->sentences[ctx->nsentences++], REPORT_SENTENCE_MAX,
 		 "%s %s %.0f %% of its bytes %s one %llu MiB range (device %s, from %llu MiB)%s.",
 		 ctx->d[k].trace->label, verb, share, strcmp(verb, "reads") ? "to" : "from",

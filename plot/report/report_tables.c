@@ -174,7 +174,7 @@ static void ranges(report_table *t, const br_analysis_result *r, unsigned top)
 			 (unsigned long long)((g->start_byte + g->len) >> 20));
 		snprintf(c[2], RT_CELL, "%.2f", b / 1e6);
 		snprintf(c[3], RT_CELL, "%.1f %%", all ? 100.0 * b / all : 0.0);
-		snprintf(c[4], RT_CELL, "%.1f %%", b ? 100.0 * (double)g->bytes[BR_SDIR_WRITE] / b : 0.0);
+		snprintf(c[4], RT_CELL, "%.1f %%", b ? 100.0 * (double)g->bytes[BR_DIR_WRITE] / b : 0.0);
 		snprintf(c[5], RT_CELL, "%llu", (unsigned long long)g->ios);
 		snprintf(c[6], RT_CELL, "%llu", (unsigned long long)g->bursts);
 		if (g->burst_interval_ns > 0)
@@ -194,7 +194,7 @@ static void group_row(report_table *t, const br_analysis_group *g, const char *n
 	snprintf(c[0], RT_CELL, "%s", name);
 	snprintf(c[1], RT_CELL, "%.0f", n);
 	snprintf(c[2], RT_CELL, "%.2f", b / 1e6);
-	snprintf(c[3], RT_CELL, "%.1f %%", b ? 100.0 * (double)g->bytes[BR_SDIR_READ] / b : 0.0);
+	snprintf(c[3], RT_CELL, "%.1f %%", b ? 100.0 * (double)g->bytes[BR_DIR_READ] / b : 0.0);
 	snprintf(c[4], RT_CELL, "%.3f", span);
 	if (span > 0) {
 		report_num(b / 1e6 / span, c[5], RT_CELL);

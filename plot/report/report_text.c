@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const sdir_names[BR_SDIR_COUNT] = { "reads", "writes", "other" };
+static const char *const sdir_names[BR_STATS_DIRS] = { "reads", "writes", "other" };
 
 static void summary(FILE *f, const report_data *d)
 {
@@ -19,13 +19,13 @@ static void summary(FILE *f, const report_data *d)
 	fprintf(f, "  run time      %.6f s, %zu device%s\n", r->span_s, t->ndevices,
 		t->ndevices == 1 ? "" : "s");
 	fprintf(f, "  IOs           %.0f (counted on %s):", ios, br_stats_kind_name(t->io_kind));
-	for (int s = 0; s < BR_SDIR_COUNT; s++)
+	for (int s = 0; s < BR_STATS_DIRS; s++)
 		fprintf(f, " %s %llu%s", sdir_names[s], (unsigned long long)t->ios[s],
-			s + 1 < BR_SDIR_COUNT ? "," : "\n");
+			s + 1 < BR_STATS_DIRS ? "," : "\n");
 	fprintf(f, "  bytes         %.1f MB:", bytes / 1e6);
-	for (int s = 0; s < BR_SDIR_COUNT; s++)
+	for (int s = 0; s < BR_STATS_DIRS; s++)
 		fprintf(f, " %s %.0f %%%s", sdir_names[s], bytes ? 100.0 * (double)t->bytes[s] / bytes : 0.0,
-			s + 1 < BR_SDIR_COUNT ? "," : "\n");
+			s + 1 < BR_STATS_DIRS ? "," : "\n");
 	fprintf(f, "  throughput    %s MB/s, %s IO/s\n", report_num(r->mbps, b1, sizeof b1),
 		report_num(r->iops, b2, sizeof b2));
 	fprintf(f, "  seeks         %llu (%s/s, on %s), %.1f %% of IOs sequential (within %llu sectors)\n",
@@ -190,7 +190,7 @@ static void ranges(FILE *f, const br_analysis_result *r, unsigned top)
 		fprintf(f, "    %-8s %7llu-%-6llu %10.2f %7.1f%% %7.1f%% %8llu %8llu  %s\n",
 			report_dev(g->device, dev, sizeof dev), (unsigned long long)(g->start_byte >> 20),
 			(unsigned long long)((g->start_byte + g->len) >> 20), b / 1e6,
-			all ? 100.0 * b / all : 0.0, b ? 100.0 * (double)g->bytes[BR_SDIR_WRITE] / b : 0.0,
+			all ? 100.0 * b / all : 0.0, b ? 100.0 * (double)g->bytes[BR_DIR_WRITE] / b : 0.0,
 			(unsigned long long)g->ios, (unsigned long long)g->bursts, iv);
 	}
 }
@@ -207,7 +207,7 @@ static void group_row(FILE *f, const char *name, const br_analysis_group *g)
 		report_num(n / span, iops, sizeof iops);
 	}
 	fprintf(f, "    %-22s %8.0f %10.2f %6.1f%% %10.3f %8s %8s %10s %10s\n", name, n, b / 1e6,
-		b ? 100.0 * (double)g->bytes[BR_SDIR_READ] / b : 0.0, span, mbps, iops,
+		b ? 100.0 * (double)g->bytes[BR_DIR_READ] / b : 0.0, span, mbps, iops,
 		g->q2c_n ? q2c : "-", g->d2c_n ? d2c : "-");
 }
 

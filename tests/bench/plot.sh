@@ -6,8 +6,9 @@
 #   synthetic trace of BENCH_EVENTS events (default 10 M) made by tests/bench/gen_trace.c.
 #   Then: a WARM_EVENTS-event synthetic trace (default 5 M), WARM_ROUNDS (default 3) alternating rounds of
 #   blkreel-plot (compressed file and per-CPU set) against iowatcher cold (running blkparse
-#   first) and warm (reusing the dump its cold run left); and the PNG encoder alone on the
-#   default figure (tests/bench/png_encode.c: ours against zlib Z_RLE strips and libdeflate).
+#   first) and warm (reusing the dump its cold run left); and the PNG writer alone on the
+#   default and the 5 M figure (tests/bench/png_encode.c: libpng's level, strategy and filter
+#   candidates, CPU ms and bytes; PNG_ROUNDS rounds, default 11).
 #   seekwatcher: set SEEKWATCHER=/path/to/cmd/seekwatcher (a built checkout of
 #   its public repository; needs python3-matplotlib, cython3) or have it on
 #   PATH. iowatcher: Debian's blktrace package.
@@ -186,13 +187,13 @@ if [[ -n ${BASELINE_PLOT:-} ]]; then
 	done
 fi
 
-# ---- the PNG encoder alone on the default figure ----------------------------------
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/plot/plot -I"$ROOT"/formats/include $(pkg-config --cflags cairo) \
-	"$ROOT"/tests/bench/png_encode.c "$ROOT"/plot/plot/png_write.c "$ROOT"/plot/plot/deflate_runs.c \
-	"$ROOT"/build/release/libblkreel.a $(pkg-config --libs cairo) -lz -ldeflate -lpthread -o png_encode
+# ---- the PNG writer alone: libpng's deflate settings on the default and the 5 M figure -----
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$ROOT"/plot/plot -I"$ROOT"/formats/include $(pkg-config --cflags cairo libpng) \
+	"$ROOT"/tests/bench/png_encode.c "$ROOT"/plot/plot/png_write.c \
+	"$ROOT"/build/release/libblkreel.a $(pkg-config --libs cairo libpng) -lz -o png_encode
 echo
-echo "PNG encoding of the default figure (ext4-loop, per-CPU set), 3 runs of 30 rounds:"
-for run in 1 2 3; do ./png_encode ext4-loop-blkreel-set.png 30 | tail -n +2; done
+echo "PNG writing (libpng), each setting on the default figure (ext4-loop, per-CPU set) and the $WARM-event one:"
+./png_encode -r "${PNG_ROUNDS:-11}" ext4-loop-blkreel-set.png synth5-blkreel.png
 
 cat notes.txt
 echo "ended $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -74,7 +74,7 @@ Test(analysis, one_io_all_phases)
 	expect_phase(r, BR_PHASE_D2C, 1, 1000);
 	expect_phase(r, BR_PHASE_Q2C, 1, 1100);
 	expect_phase(r, BR_PHASE_Q2M, 0, 0);
-	cr_expect_eq(r->totals->ios[BR_SDIR_WRITE], 1);
+	cr_expect_eq(r->totals->ios[BR_DIR_WRITE], 1);
 	cr_expect_eq(r->size_hist[12], 1);           /* 4096 = 2^12 */
 	cr_expect_eq(r->qd_ns[1], 1000);
 	cr_expect_eq(r->qd_ns[0], 100);
@@ -316,7 +316,7 @@ Test(analysis, hot_ranges_and_bursts)
 	const br_analysis_result *r = finish(&f);
 	cr_assert_eq(r->nranges, 2);
 	cr_expect_eq(r->ranges[0].start_byte, 0);
-	cr_expect_eq(r->ranges[0].bytes[BR_SDIR_WRITE], 4 * 65536);
+	cr_expect_eq(r->ranges[0].bytes[BR_DIR_WRITE], 4 * 65536);
 	cr_expect_eq(r->ranges[0].ios, 4);
 	cr_expect_eq(r->ranges[0].bursts, 3);
 	cr_expect_float_eq(r->ranges[0].burst_interval_ns, 2.0 * s, 1);
@@ -346,9 +346,9 @@ Test(analysis, per_process)
 	const br_analysis_result *r = finish(&f);
 	cr_assert_eq(r->nprocs, 2);
 	cr_expect_eq(r->procs[0].id, 9);
-	cr_expect_eq(r->procs[0].bytes[BR_SDIR_READ], 65536);
+	cr_expect_eq(r->procs[0].bytes[BR_DIR_READ], 65536);
 	cr_expect_eq(r->procs[1].id, 7);
-	cr_expect_eq(r->procs[1].ios[BR_SDIR_WRITE], 2);
+	cr_expect_eq(r->procs[1].ios[BR_DIR_WRITE], 2);
 	cr_expect_eq(r->procs[1].q2c_n, 2);
 	cr_expect_float_eq(r->procs[1].q2c_sum_ns, 20.0 + 30.0, 1e-9);
 	cr_expect_float_eq(r->procs[0].d2c_sum_ns, 40.0, 1e-9);

@@ -112,6 +112,38 @@ Test(layering, includes_go_down)
 	cr_expect(checked > 0);
 }
 
+/* Headers holding a folder's own state, included by no other folder of the
+ * library: a consumer sees that state only through the folder's functions
+ * and hooks (the statistics: stats/stats_hooks.h, never br_stats' fields
+ * or a write into its request table). diagnosis_internal.h is not here:
+ * the analysis owns the diagnosis' accumulator and feeds it. */
+static const char *const private_headers[] = {
+	"stats/stats_internal.h",
+	"compressed/tgz_internal.h",
+	"analysis/analysis_internal.h",
+};
+
+Test(layering, private_headers_stay_in_their_folder)
+{
+	size_t n = sizeof private_headers / sizeof private_headers[0];
+	for (size_t h = 0; h < n; h++) {
+		char *out = NULL;
+		const char *slash = strchr(private_headers[h], '/');
+		char path[PATH_MAX + 100];
+		snprintf(path, sizeof path, "%s/%s", lib_dir(), private_headers[h]);
+		cr_assert(access(path, R_OK) == 0, "%s: listed here but missing", path);
+		/* grep exits 1 when nothing matches: the wanted outcome */
+		int rc = tu_runf(&out, NULL, NULL,
+				 "cd '%s' && grep -rlF --include='*.[ch]' '\"%s\"' . | grep -v '^./%.*s/' || true",
+				 lib_dir(), private_headers[h], (int)(slash - private_headers[h]),
+				 private_headers[h]);
+		cr_assert_eq(rc, 0);
+		cr_expect(!out || !out[0], "%s is included outside its folder by:\n%s", private_headers[h],
+			  out ? out : "");
+		free(out);
+	}
+}
+
 /* ---- calls, from the objects -------------------------------------------- */
 typedef struct sym {
 	char *name;

@@ -73,19 +73,19 @@ Test(stats, throughput_and_iops_on_completions)
 	ev(2 * SEC - 1, __BLK_TA_UNPLUG_IO, 0, 0, 0);
 	const br_stats_totals *t = finish();
 	cr_expect_eq(t->io_kind, BR_KIND_C);
-	cr_expect_eq(t->ios[BR_SDIR_READ], 3);
-	cr_expect_eq(t->ios[BR_SDIR_WRITE], 1);
-	cr_expect_eq(t->bytes[BR_SDIR_READ], 12288);
-	cr_expect_eq(t->bytes[BR_SDIR_WRITE], 8192);
+	cr_expect_eq(t->ios[BR_DIR_READ], 3);
+	cr_expect_eq(t->ios[BR_DIR_WRITE], 1);
+	cr_expect_eq(t->bytes[BR_DIR_READ], 12288);
+	cr_expect_eq(t->bytes[BR_DIR_WRITE], 8192);
 	br_stats_series s;
 	cr_assert_eq(br_stats_series_get(S, SEC, 0, 0, &s, &E), 0);
 	cr_assert_eq(s.n, 2);
-	cr_expect_eq(s.b[0].bytes[BR_SDIR_READ], 8192);
+	cr_expect_eq(s.b[0].bytes[BR_DIR_READ], 8192);
 	cr_expect_eq(s.b[0].covered_ns, SEC);
-	cr_expect_float_eq(br_stats_bucket_mbps(&s.b[0], BR_SDIR_READ), 0.008192, 1e-9);
+	cr_expect_float_eq(br_stats_bucket_mbps(&s.b[0], BR_DIR_READ), 0.008192, 1e-9);
 	cr_expect_float_eq(br_stats_bucket_iops(&s.b[0]), 2.0, 1e-9);
 	cr_expect_eq(s.b[1].covered_ns, SEC);
-	cr_expect_eq(s.b[1].bytes[BR_SDIR_WRITE], 8192);
+	cr_expect_eq(s.b[1].bytes[BR_DIR_WRITE], 8192);
 	cr_expect_float_eq(br_stats_bucket_iops(&s.b[1]), 2.0, 1e-9);
 	cr_expect_float_eq(br_stats_bucket_mbps(&s.b[1], -1), 12288 / 1e6, 1e-9);
 	br_stats_series_free(&s);
@@ -102,7 +102,7 @@ Test(stats, short_last_bucket_is_folded)
 	br_stats_series s;
 	cr_assert_eq(br_stats_series_get(S, SEC, 0, 0, &s, &E), 0);
 	cr_assert_eq(s.n, 2);
-	cr_expect_eq(s.b[1].ios[BR_SDIR_READ], 1);
+	cr_expect_eq(s.b[1].ios[BR_DIR_READ], 1);
 	cr_expect_eq(s.b[1].covered_ns, SEC + 100 * MS + 1);
 	cr_expect_float_eq(br_stats_bucket_iops(&s.b[1]), 1 / 1.100000001, 1e-9);
 	br_stats_series_free(&s);
@@ -136,7 +136,7 @@ Test(stats, kind_falls_back_to_queue_events)
 	cr_expect_eq(t->io_kind, BR_KIND_Q);
 	cr_expect_eq(t->seek_kind, BR_KIND_Q);
 	cr_expect_eq(t->seeks, 1);
-	cr_expect_eq(t->ios[BR_SDIR_WRITE], 2);
+	cr_expect_eq(t->ios[BR_DIR_WRITE], 2);
 	cr_expect_eq(t->never_issued, 2);
 	cr_expect_eq(t->d2c.count, 0);
 }
@@ -294,7 +294,7 @@ Test(stats, buckets_coarsen_and_keep_totals)
 	for (uint64_t i = 0; i <= 3 * 3600; i++)
 		ev(i * SEC, __BLK_TA_COMPLETE, R, i * 8, 4096);
 	const br_stats_totals *t = finish();
-	cr_expect_eq(t->ios[BR_SDIR_READ], 3 * 3600 + 1);
+	cr_expect_eq(t->ios[BR_DIR_READ], 3 * 3600 + 1);
 	uint64_t bw = br_stats_base_width(S);
 	cr_expect_eq(bw, 10 * SEC);
 	uint64_t w = br_stats_pick_width(S, 300);
@@ -303,7 +303,7 @@ Test(stats, buckets_coarsen_and_keep_totals)
 	cr_assert_eq(br_stats_series_get(S, w, 0, 0, &s, &E), 0);
 	uint64_t sum = 0;
 	for (size_t i = 0; i < s.n; i++)
-		sum += s.b[i].ios[BR_SDIR_READ];
+		sum += s.b[i].ios[BR_DIR_READ];
 	cr_expect_eq(sum, 3 * 3600 + 1);
 	cr_expect_leq(s.n, 217);
 	br_stats_series_free(&s);
@@ -398,7 +398,7 @@ Test(stats, partial_completion_keeps_the_rest_open)
 	cr_expect_eq(t->d2c.min, 40 * US);
 	cr_expect_eq(t->completed, 2);
 	cr_expect_eq(t->never_completed, 0);
-	cr_expect_eq(t->bytes[BR_SDIR_WRITE], 8192);
+	cr_expect_eq(t->bytes[BR_DIR_WRITE], 8192);
 	/* in flight from 10 to 50 us of a 50 us span */
 	cr_expect_float_eq(t->inflight_avg, 0.8, 1e-9);
 }
@@ -414,7 +414,7 @@ Test(stats, empty_flush_pairs_but_moves_nothing)
 	ev(9 * US, __BLK_TA_COMPLETE, W, 0, 0);
 	ev(11 * US, __BLK_TA_COMPLETE, W, 5000, 4096);
 	const br_stats_totals *t = finish();
-	cr_expect_eq(t->ios[BR_SDIR_WRITE], 1);
+	cr_expect_eq(t->ios[BR_DIR_WRITE], 1);
 	cr_expect_eq(t->d2c.count, 2);
 	cr_expect_eq(t->d2c.min, 6 * US);
 	cr_expect_eq(t->d2c.max, 10 * US);
@@ -431,9 +431,9 @@ Test(stats, device_filter)
 	ev_dev(1 * MS, __BLK_TA_COMPLETE, R, 0, 8192, DEV_B);
 	ev_dev(2 * MS, __BLK_TA_COMPLETE, W, 0, 4096, DEV_A);
 	const br_stats_totals *t = finish();
-	cr_expect_eq(t->ios[BR_SDIR_READ], 1);
-	cr_expect_eq(t->bytes[BR_SDIR_READ], 8192);
-	cr_expect_eq(t->ios[BR_SDIR_WRITE], 0);
+	cr_expect_eq(t->ios[BR_DIR_READ], 1);
+	cr_expect_eq(t->bytes[BR_DIR_READ], 8192);
+	cr_expect_eq(t->ios[BR_DIR_WRITE], 0);
 	cr_expect_eq(t->ndevices, 1);
 }
 

@@ -33,15 +33,15 @@ Test(summary, counts_by_stage_direction_and_process)
 	const br_device_summary *d = br_summary_device(s, 0);
 	cr_expect_eq(d->device, dev);
 	cr_expect_eq(d->events, 8);
-	cr_expect_eq(d->io[BR_STAGE_QUEUE][BR_DIR_WRITE].bytes, 4096);
-	cr_expect_eq(d->io[BR_STAGE_COMPLETE][BR_DIR_READ].ios, 1);
-	cr_expect_eq(d->io[BR_STAGE_COMPLETE][BR_DIR_READ].bytes, 8192);
-	cr_expect_eq(d->io[BR_STAGE_ISSUE][BR_DIR_READ].ios, 1, "the flush is not a read");
-	cr_expect_eq(d->io[BR_STAGE_ISSUE][BR_DIR_OTHER].ios, 1);
+	cr_expect_eq(d->io[BR_KIND_Q][BR_DIR_WRITE].bytes, 4096);
+	cr_expect_eq(d->io[BR_KIND_C][BR_DIR_READ].ios, 1);
+	cr_expect_eq(d->io[BR_KIND_C][BR_DIR_READ].bytes, 8192);
+	cr_expect_eq(d->io[BR_KIND_D][BR_DIR_READ].ios, 1, "the flush is not a read");
+	cr_expect_eq(d->io[BR_KIND_D][BR_DIR_OTHER].ios, 1);
 	cr_expect_eq(d->flushes, 1);
 	cr_expect_eq(d->by_action[__BLK_TA_ISSUE], 3);
 	const br_device_summary *d2 = br_summary_device(s, 1);
-	cr_expect_eq(d2->io[BR_STAGE_QUEUE][BR_DIR_DISCARD].bytes, 1 << 20);
+	cr_expect_eq(d2->io[BR_KIND_Q][BR_DIR_DISCARD].bytes, 1 << 20);
 	cr_assert_eq(br_summary_nprocesses(s), 4);
 	const br_process_summary *p = br_summary_process(s, 1); /* pids 0, 7, 8, 9 */
 	cr_expect_eq(p->pid, 7);

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				br_stats_series ser;
 				if (widths[k] && br_stats_series_get(st, widths[k], 0, 0, &ser, &err) == 0) {
 					for (size_t b = 0; b < ser.n; b++) {
-						(void)br_stats_bucket_mbps(&ser.b[b], BR_SDIR_READ);
+						(void)br_stats_bucket_mbps(&ser.b[b], BR_DIR_READ);
 						(void)br_stats_bucket_iops(&ser.b[b]);
 						(void)br_stats_bucket_seeks(&ser.b[b]);
 					}

@@ -4,9 +4,9 @@
  * between), text chunks, SVG/PDF, the APNG movie through ffprobe, and bad
  * input (exit 2 for usage, 1 for data, never a half-written figure).
  * Some pieces are also tested alone, their sources compiled in here (the
- * tool's objects are not a library): the image buffers, the deflate
- * encoder against zlib's inflate, the strip-parallel PNG encoder against libpng's decoder, and
- * the font loading with its fallback. */
+ * tool's objects are not a library): the image buffers, the PNG and APNG
+ * writers (libpng) against libpng's decoder and ffmpeg, and the font
+ * loading with its fallback. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <png.h>
@@ -21,9 +21,8 @@
 
 #include "../../plot/plot/fonts.c"
 #include "../../plot/plot/bigbuf.c"
-#include "../../plot/plot/deflate_runs.c"
 #include "../../plot/plot/png_write.c"
-#include <zlib.h>
+#include "../../plot/plot/apng.c"
 #include <dlfcn.h>
 
 #define MS 1000000ull
@@ -728,74 +727,6 @@ Test(plot, bigbuf_is_zeroed_and_sized)
 	cairo_surface_destroy(bad);
 }
 
-/* Parts of a raw deflate stream from deflate_runs, laid end to end,
- * inflate (zlib) back to the input; the Adler-32s match zlib's. */
-static void check_deflate_parts(const unsigned char *in, size_t n, const size_t *cuts, size_t ncuts)
-{
-	deflate_out o = { .spare = 8 };
-	size_t at = 0;
-	for (size_t c = 0; c <= ncuts; c++) {
-		size_t end = c < ncuts ? cuts[c] : n;
-		uint32_t adler;
-		cr_assert_eq(deflate_runs(in + at, end - at, c == ncuts, &o, &adler), 0);
-		cr_expect_eq(adler, (uint32_t)adler32(adler32(0, NULL, 0), in + at, (uInt)(end - at)),
-			     "adler of part %zu", c);
-		cr_assert_geq(o.cap - o.len, 8, "spare kept");
-		at = end;
-	}
-	unsigned char *back = malloc(n + 1);
-	z_stream zs = { 0 };
-	cr_assert_eq(inflateInit2(&zs, -15), Z_OK);
-	zs.next_in = o.p;
-	zs.avail_in = (uInt)o.len;
-	zs.next_out = back;
-	zs.avail_out = (uInt)n + 1;
-	int rc = inflate(&zs, Z_FINISH);
-	cr_assert_eq(rc, Z_STREAM_END, "inflate: %d %s", rc, zs.msg ? zs.msg : "");
-	cr_assert_eq(zs.total_out, n);
-	cr_assert_eq(zs.avail_in, 0, "bytes after the final block");
-	cr_assert(!memcmp(back, in, n));
-	inflateEnd(&zs);
-	free(back);
-	free(o.p);
-}
-
-Test(plot, deflate_runs_inflates_back)
-{
-	size_t n = 3 << 20, whole = 1 + (size_t)(BLOCK_TOKENS - 1) * MAX_MATCH;
-	unsigned char *in = malloc(whole + 5);
-	uint32_t x = 88172645u;
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		size_t zone = i >> 16;
-		if (zone % 4 == 0)
-			in[i] = (unsigned char)x;                     /* no runs: many blocks of literals */
-		else if (zone % 4 == 1)
-			in[i] = (i >> 9) & 1 ? 0 : 0xcc;              /* long runs, longer than 258 */
-		else if (zone % 4 == 2)
-			in[i] = "\x00\x72\xb2"[i % 3];                /* a repeated pixel */
-		else
-			in[i] = (x & 7) ? in[i - 1] : (unsigned char)x; /* short runs */
-	}
-	check_deflate_parts(in, 0, NULL, 0);
-	check_deflate_parts(in, 1, NULL, 0);
-	check_deflate_parts(in, 2, NULL, 0);
-	check_deflate_parts(in, 7, NULL, 0);
-	check_deflate_parts(in, n, NULL, 0);
-	const size_t cuts[] = { 0, 1, 65536, 65536, 200000, 1 << 20 };
-	check_deflate_parts(in, n, cuts, sizeof(cuts) / sizeof(cuts[0]));
-	/* one byte value throughout: 258-byte matches only, a part ending
-	 * exactly where a block of BLOCK_TOKENS symbols does */
-	memset(in, 0, whole + 5);
-	check_deflate_parts(in, whole, NULL, 0);
-	const size_t at_block[] = { whole };
-	check_deflate_parts(in, whole + 5, at_block, 1);
-	check_deflate_parts(in, n, NULL, 0);
-	free(in);
-}
-
 /* An opaque ARGB32 test image with what the encoder must get right: flat
  * areas (runs), rows repeating the one above (Up gives zeros), noise (no
  * runs at all), a colour ramp, a row differing from the one above in one
@@ -826,17 +757,19 @@ static unsigned char *test_argb(int w, int h, int stride)
 	return d;
 }
 
-static void check_png_roundtrip(int w, int h, unsigned strips, unsigned threads)
+/* Written with tuning t (NULL: the figures'), read back by libpng: the
+ * exact pixels and the text. */
+static void check_png_roundtrip(int w, int h, const plot_png_tuning *t)
 {
 	int stride = w * 4 + 12;
 	unsigned char *d = test_argb(w, h, stride);
 	const png_text_kv kv[] = { { "Software", "test" }, { "Trace 1", "\xc2\xb5s and more" } };
 	char path[1200];
-	snprintf(path, sizeof(path), "%s/enc-%dx%d-%u-%u.png", tu_dir, w, h, strips, threads);
+	snprintf(path, sizeof(path), "%s/enc-%dx%d-%d.png", tu_dir, w, h, t ? t->filters : -1);
 	FILE *fp = fopen(path, "wb");
 	cr_assert(fp);
 	br_error err = { 0 };
-	cr_assert_eq(png_write_argb(fp, d, w, h, stride, kv, 2, strips, threads, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(plot_png_write(fp, d, w, h, stride, kv, 2, t, path, &err), 0, "%s", err.msg);
 	cr_assert_eq(fclose(fp), 0);
 
 	png_image im = { .version = PNG_IMAGE_VERSION };
@@ -845,13 +778,13 @@ static void check_png_roundtrip(int w, int h, unsigned strips, unsigned threads)
 	cr_assert_eq(im.height, (unsigned)h);
 	im.format = PNG_FORMAT_RGB;
 	uint8_t *px = malloc(PNG_IMAGE_SIZE(im));
-	cr_assert(png_image_finish_read(&im, NULL, px, 0, NULL), "libpng: %s (strips %u)", im.message, strips);
+	cr_assert(png_image_finish_read(&im, NULL, px, 0, NULL), "libpng: %s", im.message);
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
 			uint32_t v = ((const uint32_t *)(d + (size_t)y * stride))[x];
 			const uint8_t *p = px + ((size_t)y * w + x) * 3;
 			cr_assert(p[0] == (uint8_t)(v >> 16) && p[1] == (uint8_t)(v >> 8) && p[2] == (uint8_t)v,
-				  "%dx%d, %u strips: pixel %d,%d is %02x%02x%02x, not %06x", w, h, strips, x, y,
+				  "%dx%d: pixel %d,%d is %02x%02x%02x, not %06x", w, h, x, y,
 				  p[0], p[1], p[2], v & 0xffffff);
 		}
 	free(px);
@@ -880,21 +813,38 @@ static void check_png_roundtrip(int w, int h, unsigned strips, unsigned threads)
 	free(d);
 }
 
-/* One strip (a plain single stream), a few, more strips than threads, one
- * per row and more than the rows; one thread and several. */
-Test(plot, png_encoder_strips_decode_to_the_exact_pixels)
+/* The figures' tuning, and every row filter libpng may pick (the filter
+ * bytes and cairo's stride must not leak into the pixels); sizes down to
+ * one pixel, and rows wide enough to span several of zlib's buffers. */
+Test(plot, png_writer_decodes_to_the_exact_pixels)
 {
-	static const unsigned strips[] = { 1, 2, 3, 8, 0 };
-	for (size_t i = 0; i < sizeof(strips) / sizeof(strips[0]); i++)
-		for (unsigned t = 1; t <= 3; t++) {
-			check_png_roundtrip(301, 97, strips[i], t);
-			check_png_roundtrip(5, 3, strips[i], t);
-		}
-	check_png_roundtrip(17, 9, 9, 2);  /* a strip per row */
-	check_png_roundtrip(17, 9, 50, 4); /* more strips than rows */
-	check_png_roundtrip(1, 1, 4, 4);
-	/* wide enough that a strip's rows pass through deflate in several parts */
-	check_png_roundtrip(4000, 40, 3, 2);
+	static const int filters[] = { PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP, PNG_FILTER_AVG,
+				       PNG_FILTER_PAETH, PNG_ALL_FILTERS };
+	check_png_roundtrip(301, 97, NULL);
+	check_png_roundtrip(5, 3, NULL);
+	check_png_roundtrip(1, 1, NULL);
+	check_png_roundtrip(4000, 40, NULL);
+	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		plot_png_tuning t = { .level = 1, .strategy = Z_RLE, .filters = filters[i] };
+		check_png_roundtrip(301, 97, &t);
+	}
+}
+
+/* A write that fails (a full device) comes back as BR_ESYS naming the
+ * file, not as a libpng abort. */
+Test(plot, png_writer_reports_a_failed_write)
+{
+	FILE *fp = fopen("/dev/full", "wb");
+	if (!fp)
+		cr_skip_test("no /dev/full");
+	setvbuf(fp, NULL, _IONBF, 0);
+	unsigned char *d = test_argb(64, 64, 64 * 4);
+	br_error err = { 0 };
+	cr_expect_eq(plot_png_write(fp, d, 64, 64, 64 * 4, NULL, 0, NULL, "full.png", &err), BR_ESYS);
+	cr_expect_eq(err.sys_errno, ENOSPC, "%d", err.sys_errno);
+	cr_expect_str_eq(err.file, "full.png");
+	fclose(fp);
+	free(d);
 }
 
 /* The same image through an external decoder: ffmpeg decodes every row. */
@@ -902,9 +852,9 @@ Test(plot, png_encoder_output_decodes_with_ffmpeg)
 {
 	if (!tu_have("ffmpeg"))
 		cr_skip_test("ffmpeg not installed");
-	check_png_roundtrip(640, 480, 0, 0);
+	check_png_roundtrip(640, 480, NULL);
 	char *out = NULL;
-	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && ffmpeg -v error -i enc-640x480-0-0.png -f rawvideo "
+	int rc = tu_runf(&out, NULL, NULL, "cd '%s' && ffmpeg -v error -i enc-640x480--1.png -f rawvideo "
 			 "-pix_fmt rgb24 - | cksum", tu_dir);
 	cr_assert_eq(rc, 0);
 	unsigned char *d = test_argb(640, 480, 640 * 4 + 12);
@@ -926,34 +876,26 @@ Test(plot, png_encoder_output_decodes_with_ffmpeg)
 	free(d);
 }
 
-/* The movie's path: frames from png_image_z as IDAT (the first) and fdAT
- * chunks, several strips each, decoded by ffmpeg to exactly the pixels. */
-static void put_be32(unsigned char *p, uint32_t v)
+/* The movie's writer: three frames (the first as IDAT, the others as
+ * fdAT), decoded by ffmpeg to exactly the pixels; the sequence numbers
+ * run 0, 1, 2... over fcTL and fdAT chunks together, as the spec wants. */
+static uint32_t get32(const unsigned char *p)
 {
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-Test(plot, apng_frames_through_the_strip_writer_decode_exactly)
+Test(plot, apng_writer_frames_decode_exactly)
 {
-	if (!tu_have("ffmpeg"))
-		cr_skip_test("ffmpeg not installed");
 	enum { FW = 203, FH = 61, FRAMES = 3 };
 	int stride = FW * 4 + 8;
 	FILE *fp = fopen(tu_path("frames.png"), "wb");
 	cr_assert(fp);
 	br_error err = { 0 };
 	const png_text_kv kv = { "Software", "test" };
-	cr_assert_eq(png_put_head(fp, FW, FH, &kv, 1, "frames.png", &err), 0, "%s", err.msg);
-	unsigned char actl[8];
-	put_be32(actl, FRAMES);
-	put_be32(actl + 4, 0);
-	png_put_chunk(fp, "acTL", actl, 8);
+	plot_apng *a;
+	cr_assert_eq(plot_apng_open(&a, fp, FW, FH, FRAMES, &kv, 1, "frames.png", &err), 0, "%s", err.msg);
 	size_t n = (size_t)FW * FH * 3;
 	unsigned char *want = malloc(n * FRAMES);
-	uint32_t seq = 0;
 	for (unsigned f = 0; f < FRAMES; f++) {
 		unsigned char *d = test_argb(FW, FH, stride);
 		/* each frame differs: a block of colour moves across */
@@ -966,23 +908,43 @@ Test(plot, apng_frames_through_the_strip_writer_decode_exactly)
 			want[f * n + 3 * i + 1] = (unsigned char)(v >> 8);
 			want[f * n + 3 * i + 2] = (unsigned char)v;
 		}
-		png_image_z *z;
-		cr_assert_eq(png_image_z_encode(&z, d, FW, FH, stride, 4, 2, "frames.png", &err), 0,
-			     "%s", err.msg);
-		unsigned char fc[26] = { 0 };
-		put_be32(fc, seq++);
-		put_be32(fc + 4, FW);
-		put_be32(fc + 8, FH);
-		fc[21] = 1;  /* delay 1/10 s */
-		fc[23] = 10;
-		png_put_chunk(fp, "fcTL", fc, 26);
-		png_image_z_put(fp, z, f == 0 ? NULL : &seq);
-		png_image_z_free(z);
+		cr_assert_eq(plot_apng_frame(a, d, stride, 1, 10, &err), 0, "%s", err.msg);
 		free(d);
 	}
-	png_put_chunk(fp, "IEND", NULL, 0);
+	cr_expect_eq(plot_apng_frame(a, want, stride, 1, 10, &err), BR_EINVAL, "a frame too many");
+	cr_assert_eq(plot_apng_close(a, &err), 0, "%s", err.msg);
 	cr_assert_eq(fclose(fp), 0);
-	cr_assert_eq(seq, 1 + 2 * (4 + 1), "sequence numbers: fcTL and fdAT of frames 2 and 3");
+
+	/* the chunks, in order, with their sequence numbers */
+	size_t len;
+	unsigned char *png = tu_read_file(tu_path("frames.png"), &len);
+	cr_assert(png && len > 8);
+	char order[64] = "";
+	uint32_t want_seq = 0;
+	for (size_t at = 8; at + 12 <= len; at += 12 + get32(png + at)) {
+		const char *type = (const char *)png + at + 4;
+		if (!memcmp(type, "fcTL", 4) || !memcmp(type, "fdAT", 4)) {
+			cr_expect_eq(get32(png + at + 8), want_seq, "%.4s at %zu", type, at);
+			want_seq++;
+		}
+		/* one letter a chunk kind, runs of IDAT or fdAT counted once */
+		char c = !memcmp(type, "IHDR", 4) ? 'H' : !memcmp(type, "iTXt", 4) ? 't'
+			 : !memcmp(type, "acTL", 4) ? 'a' : !memcmp(type, "fcTL", 4) ? 'f'
+			 : !memcmp(type, "IDAT", 4) ? 'I' : !memcmp(type, "fdAT", 4) ? 'd'
+			 : !memcmp(type, "IEND", 4) ? 'E' : '?';
+		size_t o = strlen(order);
+		if ((c == 'I' || c == 'd') && o && order[o - 1] == c)
+			continue;
+		cr_assert_lt(o, sizeof(order) - 1);
+		order[o] = c;
+	}
+	cr_expect_str_eq(order, "HtafIfdfdE");
+	free(png);
+
+	if (!tu_have("ffmpeg")) {
+		free(want);
+		cr_skip_test("ffmpeg not installed");
+	}
 	cr_assert_eq(tu_write_file(tu_path("want.rgb"), want, n * FRAMES), 0);
 	char *got = NULL, *exp = NULL;
 	cr_assert_eq(tu_runf(&got, NULL, NULL, "cd '%s' && ffmpeg -v error -i frames.png -f rawvideo "
@@ -994,15 +956,34 @@ Test(plot, apng_frames_through_the_strip_writer_decode_exactly)
 	free(want);
 }
 
-Test(plot, png_encoder_rejects_bad_text_keys)
+/* Closed short of its frames, the movie is an error, not a file that
+ * looks finished. */
+Test(plot, apng_writer_refuses_a_short_movie)
+{
+	FILE *fp = fopen(tu_path("short.png"), "wb");
+	cr_assert(fp);
+	br_error err = { 0 };
+	plot_apng *a;
+	cr_assert_eq(plot_apng_open(&a, fp, 4, 4, 2, NULL, 0, "short.png", &err), 0, "%s", err.msg);
+	unsigned char *d = test_argb(4, 4, 16);
+	cr_assert_eq(plot_apng_frame(a, d, 16, 1, 10, &err), 0, "%s", err.msg);
+	cr_expect_eq(plot_apng_close(a, &err), BR_EINVAL);
+	cr_expect(strstr(err.msg, "1 of its 2"), "%s", err.msg);
+	fclose(fp);
+	free(d);
+}
+
+Test(plot, png_writer_rejects_bad_text_keys)
 {
 	unsigned char px[4] = { 0, 0, 0, 0xff };
 	const png_text_kv kv = { "", "empty key" };
 	FILE *fp = fopen(tu_path("bad.png"), "wb");
 	cr_assert(fp);
 	br_error err = { 0 };
-	cr_expect_eq(png_write_argb(fp, px, 1, 1, 4, &kv, 1, 0, 0, "bad.png", &err), BR_EINVAL);
+	cr_expect_eq(plot_png_write(fp, px, 1, 1, 4, &kv, 1, NULL, "bad.png", &err), BR_EINVAL);
 	cr_expect(strstr(err.msg, "1 to 79"), "%s", err.msg);
+	plot_apng *a;
+	cr_expect_eq(plot_apng_open(&a, fp, 1, 1, 1, &kv, 1, "bad.png", &err), BR_EINVAL);
 	fclose(fp);
 }
 

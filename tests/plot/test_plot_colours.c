@@ -91,7 +91,7 @@ Test(plot_colours, grid_cells_keep_the_dominant_process_when_coarsened)
 	/* many columns of: three IOs of pid 1, then one of pid 2 */
 	for (uint64_t k = 0; k < 2 * DENSITY_MAX_COLS; k++)
 		for (int i = 0; i < 4; i++)
-			cr_assert_eq(density_add(&d, k * col0 + (uint64_t)i, 1000, BR_KIND_C, BR_SDIR_READ,
+			cr_assert_eq(density_add(&d, k * col0 + (uint64_t)i, 1000, BR_KIND_C, BR_DIR_READ,
 						 i < 3 ? 1 : 2, 0), 0);
 	cr_assert_eq(density_finish(&d), 0);
 	cr_expect_gt(d.col_ns, col0, "the grid coarsened");

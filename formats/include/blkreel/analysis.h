@@ -94,8 +94,8 @@ typedef struct br_analysis_opts {
 typedef struct br_analysis_group {
 	uint32_t id;                  /* device (BR_MKDEV) or pid */
 	char comm[16];                /* process name, "" when unknown */
-	uint64_t ios[BR_SDIR_COUNT];
-	uint64_t bytes[BR_SDIR_COUNT];
+	uint64_t ios[BR_STATS_DIRS];
+	uint64_t bytes[BR_STATS_DIRS];
 	uint64_t first_ns, last_ns;   /* first and last counted IO (absolute) */
 	uint64_t size_hist[BR_SIZE_BINS];
 	double q2c_sum_ns;            /* per bio, completed bios of this group */
@@ -108,7 +108,7 @@ typedef struct br_analysis_group {
 typedef struct br_analysis_range {
 	uint32_t device;
 	uint64_t start_byte, len;
-	uint64_t bytes[BR_SDIR_COUNT];
+	uint64_t bytes[BR_STATS_DIRS];
 	uint64_t ios;
 	uint64_t bursts;              /* runs of IO separated by >= burst_gap */
 	double burst_interval_ns;     /* mean time between burst starts (0: one burst) */

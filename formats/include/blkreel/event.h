@@ -112,6 +112,16 @@ static inline bool br_event_is_read(const br_event *ev)
 	       (ev->action & BLK_TC_ACT(BLK_TC_READ)) != 0;
 }
 
+/* What an event records of an IO, as the statistics, the analysis and the
+ * summary count it. The stage: queued (Q), issued (D), completed (C). */
+enum br_kind { BR_KIND_Q, BR_KIND_D, BR_KIND_C, BR_KIND_COUNT };
+/* The direction: reads, writes and the rest (no data moves, or neither a
+ * read nor a write). The statistics and the analysis count the first
+ * BR_STATS_DIRS, discards among the rest (br_stats_sdir in stats.h); the
+ * summary counts discards apart (br_event_dir in summary.h). */
+enum br_dir { BR_DIR_READ, BR_DIR_WRITE, BR_DIR_OTHER, BR_DIR_DISCARD, BR_DIR_COUNT };
+#define BR_STATS_DIRS 3
+
 /* On-disk record codec. decode reads BR_RECORD_SIZE bytes in either byte
  * order (swap = the record was written by a machine of the other
  * endianness) and leaves pdu/comm NULL; the caller attaches the payload.

@@ -92,9 +92,8 @@ unsigned br_hist_bin(uint64_t value);
 void br_hist_bin_range(unsigned bin, uint64_t *lo, uint64_t *hi);
 
 /* ---- the accumulator ------------------------------------------------------ */
-enum br_stats_kind { BR_KIND_Q, BR_KIND_D, BR_KIND_C, BR_KIND_COUNT };
-/* Directions in series: reads, writes, and the rest (discards, other). */
-enum br_sdir { BR_SDIR_READ, BR_SDIR_WRITE, BR_SDIR_OTHER, BR_SDIR_COUNT };
+/* Events are counted by stage (enum br_kind) and, for the series and
+ * totals, by BR_STATS_DIRS directions (enum br_dir): both in event.h. */
 
 #define BR_STATS_MAX_BUCKETS 4096
 #define BR_STATS_DEFAULT_SEEK_SECTORS 128
@@ -130,10 +129,10 @@ typedef struct br_stats_totals {
 	uint64_t events;               /* non-notify events counted */
 	uint64_t first_ns, last_ns;    /* absolute trace clock */
 	uint64_t origin_ns;            /* time zero of the series */
-	enum br_stats_kind io_kind;    /* kind used for throughput/IOPS/marks */
-	enum br_stats_kind seek_kind;  /* kind used for seeks */
-	uint64_t ios[BR_SDIR_COUNT];   /* IOs of io_kind with bytes > 0 */
-	uint64_t bytes[BR_SDIR_COUNT];
+	enum br_kind io_kind;    /* kind used for throughput/IOPS/marks */
+	enum br_kind seek_kind;  /* kind used for seeks */
+	uint64_t ios[BR_STATS_DIRS];   /* IOs of io_kind with bytes > 0 */
+	uint64_t bytes[BR_STATS_DIRS];
 	uint64_t kind_ios[BR_KIND_COUNT]; /* IOs with bytes > 0 seen per kind */
 	uint64_t seeks;                /* of seek_kind */
 	uint64_t seek_candidates;      /* IOs of seek_kind looked at */
@@ -173,8 +172,8 @@ typedef struct br_stats_bucket {
 	uint64_t start_ns;
 	uint64_t width_ns;            /* nominal width */
 	uint64_t covered_ns;          /* part of [first,last] inside it (>0) */
-	uint64_t bytes[BR_SDIR_COUNT];/* io_kind */
-	uint64_t ios[BR_SDIR_COUNT];
+	uint64_t bytes[BR_STATS_DIRS];/* io_kind */
+	uint64_t ios[BR_STATS_DIRS];
 	uint64_t seeks;               /* seek_kind */
 	double inflight_avg;          /* time-weighted */
 	uint32_t inflight_max;
@@ -214,24 +213,25 @@ void br_stats_series_free(br_stats_series *ser);
 
 /* Rates of one bucket, per second of covered time. */
 /* MB/s (10^6 bytes) of one direction; sdir -1 = reads + writes (discards,
- * which move no data, only under BR_SDIR_OTHER). */
+ * which move no data, only under BR_DIR_OTHER). */
 double br_stats_bucket_mbps(const br_stats_bucket *b, int sdir);
 double br_stats_bucket_iops(const br_stats_bucket *b);
 double br_stats_bucket_seeks(const br_stats_bucket *b);
 
-/* The series direction of an event (reads, writes, the rest). */
-static inline enum br_sdir br_stats_sdir(const br_event *ev)
+/* The direction of an event in the statistics: reads, writes, the rest
+ * (discards among them). */
+static inline enum br_dir br_stats_sdir(const br_event *ev)
 {
 	if (br_event_is_discard(ev))
-		return BR_SDIR_OTHER;
+		return BR_DIR_OTHER;
 	if (br_event_is_write(ev))
-		return BR_SDIR_WRITE;
+		return BR_DIR_WRITE;
 	if (br_event_is_read(ev))
-		return BR_SDIR_READ;
-	return BR_SDIR_OTHER;
+		return BR_DIR_READ;
+	return BR_DIR_OTHER;
 }
 
 /* "C", "D", "Q" */
-const char *br_stats_kind_name(enum br_stats_kind k);
+const char *br_stats_kind_name(enum br_kind k);
 
 #endif

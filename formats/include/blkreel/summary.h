@@ -10,9 +10,6 @@
 #include "blkreel/error.h"
 #include "blkreel/event.h"
 
-enum br_dir { BR_DIR_READ, BR_DIR_WRITE, BR_DIR_DISCARD, BR_DIR_OTHER, BR_DIR_COUNT };
-enum br_stage { BR_STAGE_QUEUE, BR_STAGE_ISSUE, BR_STAGE_COMPLETE, BR_STAGE_COUNT };
-
 #define BR_ACTION_CODES 32   /* __BLK_TA_* codes fit below this */
 
 typedef struct br_io_count {
@@ -25,7 +22,7 @@ typedef struct br_device_summary {
 	uint64_t events;                          /* non-notify records */
 	uint64_t first_time, last_time;           /* absolute ns */
 	uint64_t by_action[BR_ACTION_CODES];      /* indexed by br_event_code() */
-	br_io_count io[BR_STAGE_COUNT][BR_DIR_COUNT];
+	br_io_count io[BR_KIND_COUNT][BR_DIR_COUNT]; /* by stage and direction (event.h) */
 	uint64_t flushes, fua, errors;            /* completions with flush/FUA/error */
 } br_device_summary;
 

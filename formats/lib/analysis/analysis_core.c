@@ -39,8 +39,9 @@ int br_analysis_new(br_analysis **out, const br_analysis_opts *opts, br_error *e
 		free(a);
 		return rc;
 	}
-	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .complete = an_life_complete });
-	diag_init(&a->diag);
+	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .issue = an_life_issue,
+						   .complete = an_life_complete });
+	diag_init(&a->diag, a->opts.stats.seek_sectors);
 	for (int p = 0; p < BR_PHASE_COUNT; p++)
 		br_hist_clear(&a->phase[p]);
 	*out = a;
@@ -137,8 +138,6 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 	 * event's counts above; the diagnosis reads its state before */
 	diag_event(&a->diag, a->stats, ev);
 	int rc = br_stats_add(a->stats, ev, err);
-	if (!rc && code == __BLK_TA_ISSUE)
-		diag_issued(&a->diag, a->stats, ev);
 	if (rc && a->bio_rc) {
 		rc = a->bio_rc;
 		a->bio_rc = 0;
@@ -234,14 +233,14 @@ int br_analysis_finish(br_analysis *a, br_error *err)
 		? (double)(t->seek_candidates - t->seeks) / (double)t->seek_candidates : 0.0;
 	r->merge_ratio = t->issued ? (double)t->queued / (double)t->issued : 0.0;
 	r->has_completions = t->kind_ios[BR_KIND_C] > 0 || t->completed > 0;
-	const br_stats *st = a->stats;
+	stats_depths qd = stats_get_depths(a->stats);
 	_Static_assert(BR_QD_BINS == BR_STATS_QD_BINS, "one queue depth histogram");
-	memcpy(r->qd_ns, st->qd_ns, sizeof(r->qd_ns));
+	memcpy(r->qd_ns, qd.qd_ns, sizeof(r->qd_ns));
 	r->qd_avg = t->inflight_avg;
 	r->qd_max = t->inflight_max;
-	r->idle_ns = st->qd_ns[0];
-	r->idle_periods = st->idle_periods;
-	r->idle_max_ns = st->idle_max;
+	r->idle_ns = qd.qd_ns[0];
+	r->idle_periods = qd.idle_periods;
+	r->idle_max_ns = qd.idle_max_ns;
 	if (groups_out(&a->devs, ik, ik, &a->dev_out, &r->ndevices, by_id) ||
 	    groups_out(&a->procs, BR_KIND_Q, ik, &a->proc_out, &r->nprocs, by_bytes_desc) ||
 	    an_ranges_finish(a, ik))

@@ -4,13 +4,13 @@
 
 #include "blkreel/analysis.h"
 #include "diagnosis/diagnosis_internal.h"
-#include "stats/stats_internal.h"
+#include "stats/stats_hooks.h"
 
 /* ---- per-device, per-process and per-range accumulators -------------------- */
 typedef struct an_group {
 	br_analysis_group out;
-	uint64_t ios[BR_KIND_COUNT][BR_SDIR_COUNT];
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t ios[BR_KIND_COUNT][BR_STATS_DIRS];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint64_t first[BR_KIND_COUNT], last[BR_KIND_COUNT];
 	uint64_t size[BR_KIND_COUNT][BR_SIZE_BINS];
 	bool seen[BR_KIND_COUNT];
@@ -22,7 +22,7 @@ typedef struct an_group {
 typedef struct an_range {
 	uint32_t dev;
 	uint64_t idx;             /* start / range_bytes */
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint64_t ios[BR_KIND_COUNT];
 	uint64_t last[BR_KIND_COUNT], bursts[BR_KIND_COUNT];
 	uint64_t burst_first[BR_KIND_COUNT], burst_last[BR_KIND_COUNT];
@@ -66,6 +66,9 @@ struct br_analysis {
 /* Phases of a request the shared pairing completed (analysis_life.c), a
  * stats_hooks.complete. 0, BR_ENOMEM or on_bio's code. */
 int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
+/* A request the shared pairing issued, a stats_hooks.issue: the
+ * diagnosis tags it. */
+void an_life_issue(void *arg, const br_event *ev, uint32_t *tag);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

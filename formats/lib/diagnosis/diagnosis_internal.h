@@ -5,7 +5,7 @@
 #define BLKREEL_DIAGNOSIS_INTERNAL_H
 
 #include "blkreel/diagnosis.h"
-#include "stats/stats_internal.h"
+#include "stats/stats_hooks.h"
 
 #define DIAG_FINE 512            /* fine time slices, folded into BR_DIAG_SLICES at the end */
 
@@ -24,6 +24,7 @@ typedef struct diag_run {
 
 typedef struct diag_acc {
 	br_diag_profile p;
+	uint64_t seek_sectors;    /* a jump past this is a seek (br_stats_opts) */
 	bool started;
 	uint64_t origin, last_t;
 	uint64_t width;           /* of a fine slice, ns */
@@ -47,12 +48,13 @@ typedef struct diag_acc {
 	struct { uint64_t sector; uint32_t dev; bool used, kernel; } queued_by[DIAG_QUEUED_BY];
 } diag_acc;
 
-void diag_init(diag_acc *d);
+void diag_init(diag_acc *d, uint64_t seek_sectors);
 /* Before the pairing sees ev: account the time since the previous event
  * with the state the pairing had then. */
 void diag_event(diag_acc *d, const br_stats *s, const br_event *ev);
-/* After the pairing saw an issue: the request's seek class. */
-void diag_issued(diag_acc *d, br_stats *s, const br_event *ev);
+/* The pairing issued a request (its issue hook): its seek class goes in
+ * the request's tag. */
+void diag_issued(diag_acc *d, const br_event *ev, uint32_t *tag);
 /* A request completes (called from the completion hook). */
 void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t i,
 		   const br_event *ev);

@@ -15,10 +15,11 @@
 #define CHAINED_NS 100000ull      /* a Q this soon after the last C waited for it */
 #define NEAR_SECTORS 2048ull      /* 1 MiB: a short seek */
 
-void diag_init(diag_acc *d)
+void diag_init(diag_acc *d, uint64_t seek_sectors)
 {
 	memset(d, 0, sizeof(*d));
 	d->width = FIRST_WIDTH;
+	d->seek_sectors = seek_sectors;
 }
 
 static void coarsen(diag_acc *d)
@@ -160,19 +161,16 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 		/* the state between the previous event and this one */
 		uint64_t dt = t - d->last_t;
 		/* as the events say now, less the IOs already known lost */
-		uint32_t raw = s->raw_inflight;
-		uint32_t inflight = raw > s->lost_open ? raw - s->lost_open : 0;
-		uint32_t waiting = raw + s->stale_pending;
-		uint32_t pending = s->pt.live > waiting ? s->pt.live - waiting : 0;
-		if (!inflight) {
-			if (pending)
+		stats_open o = stats_open_now(s);
+		if (!o.inflight) {
+			if (o.waiting)
 				d->p.idle_held_ns += dt;
 			else if (d->last_c_flush)
 				d->p.idle_flush_ns += dt;
 			else
 				d->gap_host_ns += dt; /* booked by what ends the gap */
 		} else {
-			d->p.pending_busy_area += (double)pending * (double)dt;
+			d->p.pending_busy_area += (double)o.waiting * (double)dt;
 		}
 		d->last_t = t;
 	}
@@ -189,8 +187,8 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 		d->gap_host_ns = 0;
 	}
 	if (code == __BLK_TA_QUEUE && ev->bytes) {
-		if (s->raw_inflight <= s->lost_open && s->pt.live <= s->raw_inflight + s->stale_pending &&
-		    d->gap_open) {
+		stats_open o = stats_open_now(s);
+		if (!o.inflight && !o.waiting && d->gap_open) {
 			d->p.idle_gaps++;
 			if (t - d->last_c <= CHAINED_NS)
 				d->p.idle_gaps_chained++;
@@ -223,7 +221,7 @@ void diag_event(diag_acc *d, const br_stats *s, const br_event *ev)
 	} else if (code == __BLK_TA_REQUEUE) {
 		d->p.requeues++;
 	} else if (code == __BLK_TA_ISSUE && !ev->bytes && br_event_is_flush(ev)) {
-		d->p.depth_at_flush_sum += s->raw_inflight > s->lost_open ? s->raw_inflight - s->lost_open : 0;
+		d->p.depth_at_flush_sum += stats_open_now(s).inflight;
 	}
 }
 
@@ -239,22 +237,20 @@ static diag_dev *dev_of(diag_acc *d, uint32_t dev)
 	return x;
 }
 
-void diag_issued(diag_acc *d, br_stats *s, const br_event *ev)
+void diag_issued(diag_acc *d, const br_event *ev, uint32_t *tag)
 {
 	if (!ev->bytes)
 		return;
 	uint64_t sec = ev->sector;
-	uint32_t i = s->last_issued;
 	diag_dev *x = dev_of(d, ev->device);
 	unsigned seek = 0;
 	if (x->seen) {
 		uint64_t dist = sec > x->last_end ? sec - x->last_end : x->last_end - sec;
-		seek = dist <= s->opts.seek_sectors ? 0 : dist <= NEAR_SECTORS ? 1 : 2;
+		seek = dist <= d->seek_sectors ? 0 : dist <= NEAR_SECTORS ? 1 : 2;
 	}
 	x->seen = true;
 	x->last_end = sec + (ev->bytes >> 9);
-	if (i < s->pt.used && (s->pt.r[i].flags & RQ_D) && s->pt.r[i].start == sec)
-		s->pt.r[i].aux = seek + 1;
+	*tag = seek + 1;
 }
 
 static unsigned size_class(uint64_t bytes)
@@ -274,11 +270,13 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 	 * issued (C FN 0, then C WS 0): the device stays idle after a flush */
 	if (!empty || (r->flags & RQ_FLUSH))
 		d->last_c_flush = empty && (r->flags & RQ_FLUSH);
-	double q2c = s->done_q2c_sum, nq = (double)s->done_q2c_n;
-	if (nq) {
+	double q2c;
+	uint64_t q2c_bios;
+	stats_done_q2c(s, &q2c, &q2c_bios);
+	if (q2c_bios) {
 		br_diag_slice *sq = &d->fine[slice_at(d, c)];
 		sq->q2c += q2c;
-		sq->nq2c += nq;
+		sq->nq2c += (double)q2c_bios;
 	}
 	if (!(r->flags & RQ_D) || (r->flags & RQ_LOST))
 		return; /* a lost IO completing late is not in flight here either */
@@ -316,8 +314,8 @@ void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t
 			     BR_DIAG_SEEKS + seek;
 	d->p.cls[k].n++;
 	d->p.cls[k].d2c_sum += d2c;
-	d->p.cls[k].q2c_n += s->done_q2c_n;
-	d->p.cls[k].q2c_sum += s->done_q2c_sum;
+	d->p.cls[k].q2c_n += q2c_bios;
+	d->p.cls[k].q2c_sum += q2c;
 	br_diag_slice *sl = &d->fine[slice_at(d, c)];
 	sl->bytes += (double)bytes;
 	sl->n += 1;

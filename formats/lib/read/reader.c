@@ -53,6 +53,10 @@ typedef struct held_event { /* notify records met while finding the start */
 	uint8_t *pdu;
 } held_event;
 
+typedef struct reader_window { /* opts.from_ns/to_ns as absolute times */
+	uint64_t from, to;
+} reader_window;
+
 typedef struct input_slot {
 	br_input_info info;
 	br_opened_input opened;
@@ -75,7 +79,7 @@ struct br_reader {
 	const char *cached_comm;
 	bool cache_valid;
 	uint64_t start_time;
-	uint64_t window_from, window_to; /* absolute */
+	reader_window window;
 	uint64_t device_events[BR_READER_MAX_DEVICES]; /* handed out, per opts.devices */
 	int sticky;           /* first error, returned again */
 	br_error sticky_err;
@@ -316,6 +320,42 @@ static const char *comm_of(br_reader *r, uint32_t pid)
 	return r->cached_comm;
 }
 
+/* ---- the rules of what is handed out, one place for br_reader_next and
+ * reader_take ---- */
+typedef enum head_verdict {
+	HEAD_KEEP,      /* hand it out (hand_out) */
+	HEAD_OTHER_DEV, /* not on opts.devices: pass over it */
+	HEAD_EARLY,     /* before the window: pass over it */
+	HEAD_PAST,      /* after the window: the reading ends */
+} head_verdict;
+
+/* Notify records carry no time of their own to judge: only the devices
+ * apply to them. w: the reader's window (a copy, for a caller's loop). */
+static inline head_verdict judge(const br_reader *r, const reader_window *w, const br_event *e,
+				 bool notify)
+{
+	if (!notify) {
+		if (e->time > w->to)
+			return HEAD_PAST;
+		if (e->time < w->from)
+			return HEAD_EARLY;
+	}
+	if (r->opts.ndevices && !on_devices(r, e))
+		return HEAD_OTHER_DEV;
+	return HEAD_KEEP;
+}
+
+/* An event handed out (a copy the caller owns): its process name, and
+ * counted for opts.devices. */
+static inline void hand_out(br_reader *r, br_event *ev, bool notify)
+{
+	if (notify)
+		return;
+	if (r->opts.ndevices)
+		count_on_devices(r, ev);
+	ev->comm = comm_of(r, ev->pid);
+}
+
 /* Read each stream up to its first real event; notify records before it
  * are held and handed out first, so the trace start is a real event's
  * time, as blkparse's "genesis". With opts.devices, records of other
@@ -352,10 +392,10 @@ static int apply_window_start(br_reader *r, br_error *err)
 {
 	for (size_t i = 0; i < r->nstreams; i++) {
 		stream *s = &r->streams[i];
-		if (!s->has_head || s->head.time >= r->window_from || !s->src->ops->seek_time)
+		if (!s->has_head || s->head.time >= r->window.from || !s->src->ops->seek_time)
 			continue;
 		stream_drop_batch(s);
-		int rc = s->src->ops->seek_time(s->src, r->window_from, err);
+		int rc = s->src->ops->seek_time(s->src, r->window.from, err);
 		if (rc < 0)
 			return rc;
 		rc = stream_advance(r, s, err);
@@ -445,10 +485,10 @@ int br_reader_open(br_reader **out, const char *const *paths, size_t npaths,
 		}
 	int rc = prime(r, err);
 	if (!rc) {
-		r->window_from = r->opts.has_from ? r->start_time + r->opts.from_ns : 0;
-		r->window_to = r->opts.has_to ? r->start_time + r->opts.to_ns : UINT64_MAX;
-		if (r->opts.has_to && r->window_to < r->start_time)
-			r->window_to = UINT64_MAX; /* overflow */
+		r->window.from = r->opts.has_from ? r->start_time + r->opts.from_ns : 0;
+		r->window.to = r->opts.has_to ? r->start_time + r->opts.to_ns : UINT64_MAX;
+		if (r->opts.has_to && r->window.to < r->start_time)
+			r->window.to = UINT64_MAX; /* overflow */
 		if (r->opts.has_from)
 			rc = apply_window_start(r, err);
 	}
@@ -509,22 +549,16 @@ int br_reader_next(br_reader *r, br_event *ev, br_error *err)
 		}
 		const br_event *head = &h->head;
 		bool notify = br_event_is_notify(head);
-		if (head->time > r->window_to && !notify) {
+		head_verdict v = judge(r, &r->window, head, notify);
+		if (v == HEAD_PAST) {
 			r->finished = true;
 			return 0;
 		}
 		r->emitted = h;
-		if (!notify && head->time < r->window_from)
+		if (v != HEAD_KEEP)
 			continue;
-		if (r->opts.ndevices) {
-			if (!on_devices(r, head))
-				continue;
-			if (!notify)
-				count_on_devices(r, head);
-		}
 		*ev = *head;
-		if (!notify)
-			ev->comm = comm_of(r, ev->pid);
+		hand_out(r, ev, notify);
 		return 1;
 	}
 }
@@ -585,8 +619,7 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 	/* the copied part of the batch, then the part in place: the same loop
 	 * over each, on locals (the stores into out would otherwise make the
 	 * compiler reload the stream's fields for every event) */
-	uint64_t from = r->window_from, to = r->window_to;
-	bool by_device = r->opts.ndevices != 0;
+	const reader_window w = r->window;
 	size_t pos = s->pos, first = s->pos;
 	for (int part = 0; part < 2; part++) {
 		size_t base = part ? s->nbatch : 0;
@@ -598,11 +631,12 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 		while (k < max && pos < end) {
 			const br_event *e = &in[pos - base];
 			bool notify = br_event_is_notify(e);
-			if (!notify && (e->time > to || e->time < from)) {
+			head_verdict v = judge(r, &w, e, notify);
+			if (v == HEAD_PAST || v == HEAD_EARLY) {
 				stop = true; /* br_reader_next ends or skips there */
 				break;
 			}
-			if (by_device && !on_devices(r, e)) {
+			if (v == HEAD_OTHER_DEV) {
 				pos++; /* as br_reader_next passes over it */
 				continue;
 			}
@@ -619,11 +653,7 @@ int reader_take(br_reader *r, br_event *out, int max, uint8_t *arena, size_t roo
 				o->pdu = arena + at;
 				at += need;
 			}
-			if (!notify) {
-				o->comm = comm_of(r, o->pid);
-				if (by_device)
-					count_on_devices(r, e);
-			}
+			hand_out(r, o, notify);
 			k++;
 			pos++;
 		}

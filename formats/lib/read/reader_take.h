@@ -10,9 +10,10 @@
 #include <stdint.h>
 #include "blkreel/reader.h"
 
-/* Copy up to max of the next events into out, exactly as br_reader_next
- * would hand them out (comm set, window and device filter applied, events
- * of other devices passed over and the kept ones counted), their payloads into
+/* Copy up to max of the next events into out as br_reader_next would hand
+ * them out: both apply one set of rules (judge and hand_out in reader.c:
+ * the window, events of other devices passed over, the kept ones counted
+ * and given their process name). Their payloads go into
  * arena (room bytes; each payload takes its length rounded up to 8) with
  * out[i].pdu pointing there; *used is the arena bytes taken. Returns how
  * many were copied, or 0 when the next event needs br_reader_next (several

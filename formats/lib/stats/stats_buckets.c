@@ -17,7 +17,7 @@ static void coarsen(br_stats *s)
 		for (size_t k = 1; k < 10 && i * 10 + k < s->nb; k++) {
 			sbucket *x = &s->b[i * 10 + k];
 			for (int a = 0; a < BR_KIND_COUNT; a++) {
-				for (int d = 0; d < BR_SDIR_COUNT; d++) {
+				for (int d = 0; d < BR_STATS_DIRS; d++) {
 					acc.bytes[a][d] += x->bytes[a][d];
 					acc.ios[a][d] += x->ios[a][d];
 				}

@@ -151,7 +151,7 @@ int br_stats_finish(br_stats *s, br_error *err)
 	memset(t->ios, 0, sizeof(t->ios));
 	memset(t->bytes, 0, sizeof(t->bytes));
 	for (size_t k = 0; k < s->nb; k++)
-		for (int d = 0; d < BR_SDIR_COUNT; d++) {
+		for (int d = 0; d < BR_STATS_DIRS; d++) {
 			t->ios[d] += s->b[k].ios[t->io_kind][d];
 			t->bytes[d] += s->b[k].bytes[t->io_kind][d];
 		}
@@ -189,7 +189,7 @@ uint64_t br_stats_base_width(const br_stats *s)
 	return s->width;
 }
 
-const char *br_stats_kind_name(enum br_stats_kind k)
+const char *br_stats_kind_name(enum br_kind k)
 {
 	return k == BR_KIND_C ? "C" : k == BR_KIND_D ? "D" : "Q";
 }

@@ -3,59 +3,11 @@
 #define BLKREEL_STATS_INTERNAL_H
 
 #include "blkreel/stats.h"
+#include "stats_hooks.h"
 
 /* ---- the one pairing engine ---------------------------------------------
- * Open requests live in one array with a free list, indexed by (device,
- * start) and (device, end) in two chained hashes, so back merges (find by
- * end) and front merges (find by start) are O(1); each request's bios hang
- * off it as a list in a second pool, so a merge moves bios without losing
- * their Q times. blkreel-plot, blkreel-replay's fidelity report and the
- * report's analysis (through stats_hooks) all read this one pairing. */
-#define PAIR_NIL UINT32_MAX
-#define BR_STATS_QD_BINS 65   /* = BR_QD_BINS (analysis.h): depths 0..63, then "or more" */
-
-enum {
-	RQ_Q = 1,        /* the request's own bio has a Q time */
-	RQ_G = 2,
-	RQ_I = 4,
-	RQ_D = 8,
-	RQ_REMAPPED = 16,/* moved by A: the Q on the new device is the same bio */
-	RQ_TAIL = 32,    /* second half of a split: its G has no Q of its own */
-	RQ_FREE = 64,
-	RQ_FLUSH = 128,  /* a flush request ("D FN": flush, no data) */
-	RQ_LOST = 256,   /* issued, no completion within the lost limit: not in flight */
-	RQ_STALE = 512,  /* queued, not issued within the lost limit: not waiting either */
-};
-
-typedef struct pair_bio {
-	uint64_t q, m;            /* Q time; merge time when merged */
-	uint32_t pid;
-	uint32_t flags;           /* BIO_* */
-	uint32_t next;
-} pair_bio;
-
-enum { BIO_Q = 1, BIO_M = 2 };
-
-typedef struct pair_req {
-	uint64_t start, end;      /* sectors [start, end) */
-	uint64_t q, g, i, d;      /* q: Q of the request's own bio */
-	uint32_t dev, flags;
-	uint32_t aux;             /* a consumer's tag (the diagnosis: seek class + 1) */
-	uint64_t dpos;            /* its D in the in-flight log (valid with RQ_D) */
-	uint64_t qpos;            /* its Q in the queue log */
-	uint32_t bios, last_bio;  /* bio list (PAIR_NIL when empty) */
-	uint32_t next_s, next_e;  /* hash chains; next_s links the free list */
-} pair_req;
-
-typedef struct pair_table {
-	pair_req *r;
-	uint32_t cap, used, free_head, live;
-	uint32_t *head_s, *head_e;
-	uint32_t mask;
-	pair_bio *b;
-	uint32_t bcap, bused, bfree;
-} pair_table;
-
+ * Its request table and the hooks a consumer sees are in stats_hooks.h;
+ * what follows works the table. */
 int pair_init(pair_table *t);
 void pair_destroy(pair_table *t);
 /* A new linked request (no bios), or PAIR_NIL when out of memory. */
@@ -79,20 +31,6 @@ uint32_t pair_find_empty_oldest(const pair_table *t, uint32_t dev, uint64_t sec,
 int pair_bio_add(pair_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t flags);
 /* Move all bios of request from to the end of request to. */
 void pair_bio_move(pair_table *t, uint32_t from, uint32_t to);
-
-/* What a consumer built on the shared statistics (the report's analysis)
- * hears of the pairing. complete: request i ends with completion ev
- * (called before it is freed); a non-zero return stops br_stats_add with
- * that code. */
-typedef struct stats_hooks {
-	void *arg;
-	int (*complete)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
-} stats_hooks;
-/* Call before the first event. A consumer with hooks reads the engine's
- * state as it goes (the diagnosis: requests still waiting, stale_pending),
- * so this also turns on the queue log, which nothing else needs: without
- * hooks no Q is logged (nothing the totals or series show depends on it). */
-void stats_set_hooks(br_stats *s, const stats_hooks *h);
 
 /* ---- the in-flight log ----------------------------------------------------
  * In-flight accounting runs behind the events by the lost limit: an issue
@@ -118,8 +56,8 @@ typedef struct flight_log {
 
 /* ---- time buckets --------------------------------------------------------- */
 typedef struct sbucket {
-	uint64_t bytes[BR_KIND_COUNT][BR_SDIR_COUNT];
-	uint32_t ios[BR_KIND_COUNT][BR_SDIR_COUNT];
+	uint64_t bytes[BR_KIND_COUNT][BR_STATS_DIRS];
+	uint32_t ios[BR_KIND_COUNT][BR_STATS_DIRS];
 	uint32_t seeks[BR_KIND_COUNT];
 	uint32_t inflight_max;
 	double inflight_area;     /* IOs x ns */
@@ -175,7 +113,6 @@ struct br_stats {
 	uint64_t idle_periods, idle_max;  /* inner stretches with nothing in flight */
 	bool was_busy;
 	pair_table pt;
-	uint32_t last_issued;     /* the request the last D issued (for hooks) */
 	double done_q2c_sum;      /* the completing request's per-bio Q2C, summed (for hooks) */
 	uint64_t done_q2c_n;
 	stats_hooks hooks;

@@ -197,6 +197,12 @@ static void on_remap(br_stats *s, const br_event *ev)
 	t->r[i].flags |= RQ_REMAPPED;
 }
 
+static inline void tell_issue(br_stats *s, const br_event *ev, uint32_t i)
+{
+	if (s->hooks.issue)
+		s->hooks.issue(s->hooks.arg, ev, &s->pt.r[i].aux);
+}
+
 static int on_issue(br_stats *s, const br_event *ev)
 {
 	pair_table *t = &s->pt;
@@ -214,7 +220,7 @@ static int on_issue(br_stats *s, const br_event *ev)
 		i = len ? pair_find_start(t, ev->device, sec, RQ_D, RQ_D, PAIR_NIL) : PAIR_NIL;
 		if (i != PAIR_NIL) {
 			t->r[i].d = ev->time;
-			s->last_issued = i;
+			tell_issue(s, ev, i);
 			return 0;
 		}
 		i = pair_new(t, ev->device, sec, sec + len);
@@ -231,7 +237,7 @@ static int on_issue(br_stats *s, const br_event *ev)
 		stats_queue_done(s, i);
 	t->r[i].flags |= RQ_D | (fn ? RQ_FLUSH : 0);
 	t->r[i].d = ev->time;
-	s->last_issued = i;
+	tell_issue(s, ev, i);
 	return stats_flight_issue(s, i, ev->time);
 }
 

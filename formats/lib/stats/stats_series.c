@@ -83,7 +83,7 @@ int br_stats_series_get(const br_stats *s, uint64_t width, uint64_t from, uint64
 		double area = 0;
 		for (size_t k = k0; k < k1; k++) {
 			const sbucket *x = &s->b[k];
-			for (int d = 0; d < BR_SDIR_COUNT; d++) {
+			for (int d = 0; d < BR_STATS_DIRS; d++) {
 				o->bytes[d] += x->bytes[kind][d];
 				o->ios[d] += x->ios[kind][d];
 			}
@@ -107,7 +107,7 @@ int br_stats_series_get(const br_stats *s, uint64_t width, uint64_t from, uint64
 	if (n >= 2 && out->b[n - 1].covered_ns < width) {
 		br_stats_bucket *p = &out->b[n - 2], *l = &out->b[n - 1];
 		double area = p->inflight_avg * (double)p->covered_ns + l->inflight_avg * (double)l->covered_ns;
-		for (int d = 0; d < BR_SDIR_COUNT; d++) {
+		for (int d = 0; d < BR_STATS_DIRS; d++) {
 			p->bytes[d] += l->bytes[d];
 			p->ios[d] += l->ios[d];
 		}
@@ -141,7 +141,7 @@ double br_stats_bucket_mbps(const br_stats_bucket *b, int sdir)
 {
 	uint64_t bytes = 0;
 	if (sdir < 0) /* total: reads and writes (discards move no data) */
-		bytes = b->bytes[BR_SDIR_READ] + b->bytes[BR_SDIR_WRITE];
+		bytes = b->bytes[BR_DIR_READ] + b->bytes[BR_DIR_WRITE];
 	else
 		bytes = b->bytes[sdir];
 	return (double)bytes / 1e6 / ((double)b->covered_ns / 1e9);

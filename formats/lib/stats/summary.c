@@ -147,9 +147,9 @@ int br_summary_add(br_summary *s, const br_event *ev)
 	enum br_dir dir = br_event_dir(ev);
 	int stage = -1;
 	switch (code) {
-	case __BLK_TA_QUEUE: stage = BR_STAGE_QUEUE; break;
-	case __BLK_TA_ISSUE: stage = BR_STAGE_ISSUE; break;
-	case __BLK_TA_COMPLETE: stage = BR_STAGE_COMPLETE; break;
+	case __BLK_TA_QUEUE: stage = BR_KIND_Q; break;
+	case __BLK_TA_ISSUE: stage = BR_KIND_D; break;
+	case __BLK_TA_COMPLETE: stage = BR_KIND_C; break;
 	}
 	if (stage >= 0) {
 		d->io[stage][dir].ios++;

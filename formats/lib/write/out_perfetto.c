@@ -348,8 +348,8 @@ static int counters(pf_writer *w, pf_device *d, br_error *err)
 		k_us(w, "ts", t);
 		br_json_key(j, "args");
 		br_json_object(j);
-		br_json_kfixed(j, "read", br_stats_bucket_mbps(b, BR_SDIR_READ), 3);
-		br_json_kfixed(j, "write", br_stats_bucket_mbps(b, BR_SDIR_WRITE), 3);
+		br_json_kfixed(j, "read", br_stats_bucket_mbps(b, BR_DIR_READ), 3);
+		br_json_kfixed(j, "write", br_stats_bucket_mbps(b, BR_DIR_WRITE), 3);
 		br_json_end(j);
 		br_json_end(j);
 	}

@@ -118,20 +118,29 @@ static void resubmit_parked(uring_state *s)
 		s->complete(s->ctx, s->parked[done], -EAGAIN, now_ns());
 }
 
-/* Take every completion entry there is; under cq_lock. */
-static unsigned drain(uring_state *s)
+/* Take the completion entries there are; under cq_lock. Only the reaper
+ * parks a refused IO: it sends parked IOs again from its timed wait, and it
+ * looks for parked IOs only before it waits. Were a refusal taken by another
+ * thread (poll) while the reaper sleeps without a timeout, nothing would
+ * send it again when nothing else is in flight, and a replay waiting for it
+ * (--closed, the end) would wait for ever. So poll stops at a refusal and
+ * leaves it on the queue, where it wakes the reaper. */
+static unsigned drain(uring_state *s, bool reaper)
 {
 	unsigned n = 0;
 	struct io_uring_cqe *cqe;
 	while (io_uring_peek_cqe(&s->ring, &cqe) == 0) {
 		replay_io *io = io_uring_cqe_get_data(cqe);
 		int res = cqe->res;
+		bool refused = io && res == -EAGAIN && s->nowait_sent[io->slot];
+		if (refused && !reaper)
+			break;
 		io_uring_cqe_seen(&s->ring, cqe);
 		if (!io) {
 			s->stop_seen = true; /* the stop marker */
 			continue;
 		}
-		if (res == -EAGAIN && s->nowait_sent[io->slot]) {
+		if (refused) {
 			park(s, io);
 			continue;
 		}
@@ -163,7 +172,7 @@ static void *reap(void *arg)
 		if (rc < 0 && rc != -ETIME)
 			break;
 		pthread_mutex_lock(&s->cq_lock);
-		if (!drain(s) && rc == -ETIME)
+		if (!drain(s, true) && rc == -ETIME)
 			resubmit_parked(s);
 		bool stop = s->stop_seen;
 		pthread_mutex_unlock(&s->cq_lock);
@@ -178,7 +187,7 @@ static unsigned uring_poll(void *st)
 	uring_state *s = st;
 	if (pthread_mutex_trylock(&s->cq_lock) != 0)
 		return 0; /* the reaper is at it */
-	unsigned n = drain(s);
+	unsigned n = drain(s, false);
 	pthread_mutex_unlock(&s->cq_lock);
 	return n;
 }

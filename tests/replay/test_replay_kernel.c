@@ -415,6 +415,66 @@ Test(replay_kernel, threads_engine_and_closed)
 	free(err);
 }
 
+/* blkreel-replay bounded by timeout(1): 124 when it had to be stopped. */
+static int bounded_replay(unsigned seconds, char **out, const char *args)
+{
+	char *err = NULL;
+	int rc = tu_runf(out, NULL, &err, "timeout -s KILL %u '%s' --no-progress %s", seconds,
+			 tu_bin("blkreel-replay"), args);
+	cr_assert_neq(rc, 128 + 9, "the replay (%s) had not ended after %u s: it hangs", args, seconds);
+	cr_assert_eq(rc, 0, "%s: %s", args, err);
+	free(err);
+	return rc;
+}
+
+/* --closed used to hang (issue 25): an IO the device refused (RWF_NOWAIT,
+ * -EAGAIN) was parked for the completion thread to send again, but when the
+ * timing thread, polling for the completions its IO waits for, was the one
+ * to take the refusal while the completion thread slept without a timeout,
+ * nothing sent it again; with nothing else in flight, the replay waited for
+ * ever. The bundled sample hung in about 1 run of 10 on a RAM-backed loop
+ * (its 1-2 MiB writes are always refused with RWF_NOWAIT here); a trace of
+ * 2 MiB writes one after another hung every time. Each replay here is
+ * stopped after 60 s (it takes seconds) and fails the test then. */
+Test(replay_kernel, closed_loop_ends, .timeout = 400)
+{
+	const char *dev = rf_ram_loop(0, 1024);
+	const char *sample = tu_sample("ext4-fio-rand-1t.blktrace.gz");
+	const char *rep = rf_path("closed.json");
+	char args[1536];
+	snprintf(args, sizeof args, "'%s' -d %s --write --force --closed --report '%s'", sample, dev, rep);
+	for (int run = 0; run < 3; run++) {
+		char *out = NULL;
+		bounded_replay(60, &out, args);
+		cr_assert_eq(rf_json(rep, "['issued']['write']"), 2750, "%s", out);
+		cr_assert_eq(rf_json(rep, "['issued']['read']"), 4000, "%s", out);
+		free(out);
+	}
+
+	/* 2 MiB writes, each issued after the previous one completed */
+	enum { N = 100 };
+	const uint32_t bytes = 2u << 20;
+	tg_buf b = { 0 };
+	uint32_t tdev = BR_MKDEV(RF_DEV_MAJ, RF_DEV_MIN);
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t t = 1000000000ull + i * 1000000ull;
+		br_event d = tg_io(t, tdev, 0, TG_D_W, (uint64_t)i * (bytes / 512), bytes, 42);
+		br_event c = tg_io(t + 500000, tdev, 0, TG_C_W, (uint64_t)i * (bytes / 512), bytes, 0);
+		tg_append(&b, &d, false);
+		tg_append(&b, &c, false);
+	}
+	const char *trace = rf_path("serial-2m.blktrace");
+	cr_assert_eq(tg_write(&b, trace), 0);
+	tg_free(&b);
+	snprintf(args, sizeof args, "'%s' -d %s --write --closed --report '%s'", trace, dev, rep);
+	for (int run = 0; run < 2; run++) {
+		char *out = NULL;
+		bounded_replay(60, &out, args);
+		cr_assert_eq(rf_json(rep, "['issued']['write']"), N, "%s", out);
+		free(out);
+	}
+}
+
 Test(replay_kernel, regular_file_target)
 {
 	if (geteuid() != 0)

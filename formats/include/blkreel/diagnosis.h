@@ -117,6 +117,8 @@ typedef struct br_diag_profile {
 	uint64_t lost_ios;            /* issued, never completed: not counted in flight */
 	uint64_t completed_untimed;   /* issued, completed at an unknown time (the capture's
 	                                 unrecorded=N): not counted in flight either */
+	uint64_t refused_bios, refused_bytes; /* refused before issue (Q, C with an error, no
+	                                 D; br_stats_totals): not served, not queued work */
 	uint32_t devices;
 	br_diag_class cls[BR_DIAG_CLASSES];
 	double phase_sum[BR_DP_COUNT];/* per bio, as btt weighs them */

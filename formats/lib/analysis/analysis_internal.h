@@ -69,6 +69,8 @@ int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event 
 /* A request the shared pairing issued, a stats_hooks.issue: the
  * diagnosis tags it. */
 void an_life_issue(void *arg, const br_event *ev, uint32_t *tag);
+/* A bio refused before issue, a stats_hooks.refused: out of the diagnosis' work. */
+void an_life_refused(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

@@ -86,6 +86,12 @@ void an_life_issue(void *arg, const br_event *ev, uint32_t *tag)
 	diag_issued(&a->diag, ev, tag);
 }
 
+void an_life_refused(void *arg, const pair_table *t, uint32_t i, const br_event *ev)
+{
+	br_analysis *a = arg;
+	diag_refused(&a->diag, t, i, ev);
+}
+
 int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev)
 {
 	br_analysis *a = arg;

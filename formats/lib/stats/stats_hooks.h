@@ -70,7 +70,12 @@ typedef struct stats_hooks {
 	void *arg;
 	void (*issue)(void *arg, const br_event *ev, uint32_t *tag);
 	int (*complete)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
+	/* optional: request i was refused before issue (see "Refused bios" in
+	 * blkreel/stats.h): complete is not called for it */
+	void (*refused)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 } stats_hooks;
+/* ev is a C that ends a request refused before issue. */
+bool stats_is_refused(const br_stats *s, const br_event *ev);
 /* Call before the first event. A consumer with hooks reads the engine's
  * state as it goes (stats_open_now), so this also turns on the queue log,
  * which nothing else needs: without hooks no Q is logged (nothing the

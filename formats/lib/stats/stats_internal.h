@@ -32,6 +32,10 @@ int pair_bio_add(pair_table *t, uint32_t i, uint64_t q, uint32_t pid, uint32_t f
 /* Move all bios of request from to the end of request to. */
 void pair_bio_move(pair_table *t, uint32_t from, uint32_t to);
 
+/* The open request a C with data at ev's sector ends (PAIR_NIL: none); the
+ * one rule on_complete and the byte counts of br_stats_add share. */
+uint32_t stats_data_target(const pair_table *t, const br_event *ev);
+
 /* ---- the in-flight log ----------------------------------------------------
  * In-flight accounting runs behind the events by the lost limit: an issue
  * enters the sweep only once it completed or once it stayed open longer

@@ -2,7 +2,8 @@
  * the hooks build only: the release blkreel-capture holds none of the hook
  * variables' names (it cannot read what it does not name) and its BPF object
  * lacks the floors' maps, while the hooks build has every one (so this list
- * and the code agree). The kernel side, a release capture with every hook
+ * and the code agree); every BLKREEL_ variable a release tool names is in
+ * its man page. The kernel side, a release capture with every hook
  * variable set still recording exactly, is in test_capture_bpf.c
  * (release_binary_ignores_the_hook_variables). */
 #include <criterion/criterion.h>
@@ -92,4 +93,42 @@ Test(release_hooks, release_bpf_object_has_no_floor_maps)
 	cr_expect(strstr(h, "pair_probe\n") && strstr(h, "clock_slot\n"), "the hooks object's maps: %s", h);
 	free(r);
 	free(h);
+}
+
+/* Every BLKREEL_ name in a release tool's binary is in its man page's
+ * ENVIRONMENT section (or the tool names none). */
+Test(release_hooks, release_tools_name_only_documented_variables)
+{
+	static const char *const tools[][2] = {
+		{ "blkreel-capture", "blkreel-capture.8" }, { "blkreel-parse", "blkreel-parse.1" },
+		{ "blkreel-replay", "blkreel-replay.8" },   { "blkreel-plot", "blkreel-plot.1" },
+		{ "blkreel-report", "blkreel-report.1" },
+	};
+	size_t documented = 0;
+	for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
+		size_t len;
+		char *bin = slurp(tu_bin(tools[t][0]), &len);
+		char page[4096];
+		snprintf(page, sizeof page, "%s/docs/man/%s", tu_root(), tools[t][1]);
+		char *man = tu_read_text(page);
+		cr_assert(man != NULL, "no %s", page);
+		const char *env = strstr(man, ".SH ENVIRONMENT");
+		const char *end = env ? strstr(env + 1, "\n.SH ") : NULL;
+		for (const char *p = bin; (p = memmem(p, len - (size_t)(p - bin), "BLKREEL_", 8)) != NULL; p += 8) {
+			char name[64];
+			size_t n = 0;
+			while (n < sizeof name - 1 && p + n < bin + len &&
+			       ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '_'))
+				name[n] = p[n], n++;
+			name[n] = 0;
+			const char *at = env ? strstr(env, name) : NULL;
+			cr_expect(at && (!end || at < end), "%s names %s, which %s's ENVIRONMENT does not list",
+				  tools[t][0], name, tools[t][1]);
+			documented++;
+		}
+		free(man);
+		free(bin);
+	}
+	/* blkreel-capture's two (BLKREEL_BTF, BLKREEL_BPF_DEBUG) at least were seen */
+	cr_expect_geq(documented, 2, "no BLKREEL_ variable found in any release tool");
 }

@@ -864,7 +864,9 @@ Test(capture_bpf, clock_floor_programs_load_attach_read_the_clock_and_write_no_e
 	/* the full set, as a capture without the knob loads it */
 	char errpath[600];
 	snprintf(errpath, sizeof errpath, "%s/real.err", cf.dir);
-	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/real' -- sleep 1", cf.loop, cf.dir);
+	/* alive while its 16 programs are listed one bpftool at a time: with
+	 * sleep 1, on a machine at load 10, it had ended after 10 of them */
+	pid_t pid = cf_capture_bg(errpath, "--backend bpf --no-progress -d %s -o '%s/real' -- sleep 4", cf.loop, cf.dir);
 	cr_assert(wait_tracing(pid, errpath), "capture did not start");
 	char names[512];
 	size_t np = prog_names(pid, names, sizeof names);

@@ -25,6 +25,7 @@ typedef struct capture_cli {
 	bool list_backends, cleanup, allow_drops, quiet, progress;
 	br_writer_opts write;
 	char **command;           /* after --; NULL when none */
+	const struct cap_hooks *hooks; /* not an option: main's, in test and bench builds (hooks.h) */
 } capture_cli;
 
 /* Fills cli and sets *run when the tool is to run; otherwise what main

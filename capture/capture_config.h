@@ -10,6 +10,8 @@
 
 #define CAP_MAX_DEVICES 64
 
+struct cap_hooks; /* hooks.h: test and bench builds only */
+
 typedef struct cap_device {
 	const char *path;     /* as given: /dev/loop0 */
 	char name[64];        /* kernel name: loop0 (sysfs, debugfs) */
@@ -28,6 +30,7 @@ typedef struct cap_config {
 	unsigned buf_count;    /* buffers per CPU (0 = backend default) */
 	unsigned ncpu;         /* possible CPUs (streams 0..ncpu-1) */
 	FILE *log;             /* where backends say what they did (mounts); NULL = quiet */
+	const struct cap_hooks *hooks; /* test and bench builds (hooks.h); NULL in release */
 } cap_config;
 
 #endif

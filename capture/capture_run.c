@@ -15,10 +15,12 @@
 
 #include "blkreel/units.h"
 #include "backends/backend.h"
-#include "capture_admin.h"
+#include "cleanup.h"
+#include "list_backends.h"
 #include "command.h"
 #include "devices.h"
 #include "kstate/kstate.h"
+#include "kstate/leftovers.h"
 #include "spool/outputs.h"
 #include "signals.h"
 #include "spool/sink.h"
@@ -294,6 +296,7 @@ static int setup_config(session *s, br_error *err)
 	c->buf_count = cli->buf_count;
 	c->ncpu = cap_possible_cpus();
 	c->log = cli->quiet ? NULL : stderr;
+	c->hooks = cli->hooks;
 	s->drops = calloc(c->ncpu, sizeof *s->drops);
 	if (!s->drops)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");

@@ -7,7 +7,11 @@
  * tracing; otherwise bpf_decode.c expands them into the sink as they come.
  * Nothing machine-wide is changed: programs, links and maps belong to our
  * file descriptors, so a kill -9 leaves nothing attached and captures can
- * run side by side. */
+ * run side by side.
+ *
+ * Test and bench builds (hooks.h) add the hooks' modes, floors and damage:
+ * every piece of that is inside #ifdef BLKREEL_TEST_HOOKS, and the release
+ * build loads a BPF object compiled without it (hooks.bpf.h). */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include "backends/bpf/capture_record.h"
 #include "backends/bpf_decode.h"
 #include "dev_completions.h"
+#include "hooks.h"
 #include "spool/raw_spool.h"
 #include "capture.skel.h"
 #include "spool/names.h"
@@ -79,13 +84,12 @@ typedef struct bpf_state {
 	unsigned nrings;
 	struct ring_buffer *rb;
 	bool raw_tp;            /* fell back to raw_tp */
-	bool wakeup;
-	bool staging;           /* events batched per CPU in the kernel (BLKREEL_BPF_STAGE=0: off) */
+	bool wakeup;            /* a wakeup per record (a hook: off in release) */
+	bool staging;           /* events batched per CPU in the kernel (a hook turns it off) */
 	int flush_fd;           /* blkr_flush: run on each CPU before reading */
 	bpf_decoder *dec;       /* records into events (holds each CPU's direct records) */
 	uint8_t *flushed;       /* per CPU: this round's flush of its stage took everything */
 	bool stopped;           /* programs detached: nothing more comes */
-	int user_stage;         /* BLKREEL_BPF_USER: how far records go (measurement) */
 	uint32_t devs[BCR_MAX_DEVS]; /* report dev_t per configured device */
 	/* valid during read: the ring callback's destination */
 	cap_sink *sink;
@@ -100,21 +104,16 @@ typedef struct bpf_state {
 	 * and the C records read */
 	bool counted[CAP_MAX_DEVICES];
 	uint64_t ios_start[CAP_MAX_DEVICES], ios_end[CAP_MAX_DEVICES], recorded_c[CAP_MAX_DEVICES];
-	uint64_t discarded_time;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
-	unsigned spoil_every;     /* BLKREEL_BPF_SPOIL_EVERY (tests): every Nth ring record gets a bad record */
+	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
+#ifdef BLKREEL_TEST_HOOKS
+	cap_hooks hooks;          /* cfg's, or none (--cleanup, --list-backends without devices) */
+	uint64_t discarded_time;  /* the user hook's thrown-away work, kept from being optimised away */
 	unsigned spoil_count;
 	_Alignas(8) uint8_t spoiled[BPF_BATCH_MAX]; /* records are read in place: 8-byte aligned */
-	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
+#endif
 } bpf_state;
-
-/* BLKREEL_BPF_USER, for the bench: records read from the rings and thrown
- * away (discard), decoded into events and thrown away (decode), walked as
- * the raw spool walks them and thrown away (walk), or spooled raw without
- * the walk (nowalk: no check, no names), instead of the usual path. Only to
- * split the cost between the kernel, the rings, the walk and the spool. */
-enum { USER_SINK, USER_DISCARD, USER_DECODE, USER_WALK, USER_NOWALK };
 
 /* libbpf's messages: keep the last warning, so a failure can be said in one
  * line instead of libbpf's multi-line verifier dump on stderr. libbpf's print
@@ -176,11 +175,21 @@ static bool kind_wanted(uint16_t mask, uint32_t action)
 	return ((action >> 16) & mask) != 0;
 }
 
-static bool env_is(const char *name, const char *value)
+#ifdef BLKREEL_TEST_HOOKS
+/* The hooks (hooks.h), test and bench builds only: the kernel side's,
+ * into the object's read-only data before load. */
+static void hooks_rodata(const bpf_state *st, struct capture_bpf *s)
 {
-	const char *v = getenv(name);
-	return v && strcmp(v, value) == 0;
+	const cap_hooks *h = &st->hooks;
+	s->rodata->per_cpu_rings = !h->shared_ring;
+	s->rodata->names = !h->no_names;
+	s->rodata->hook_empty = h->empty;
+	s->rodata->hook_noring = h->noring;
+	s->rodata->hook_pair_cost = h->pair_cost;
+	s->rodata->hook_direct_every = h->direct_every;
+	s->rodata->hook_skip_c_every = h->skip_c_every;
 }
+#endif
 
 /* Open the object, set its read-only data from cfg and the kernel's
  * prototypes, choose the programs, create the rings and load it. */
@@ -203,21 +212,12 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	s->rodata->filter_pid = cfg->pid;
 	s->rodata->start_lba = cfg->start_lba;
 	s->rodata->end_lba = cfg->end_lba;
-	s->rodata->per_cpu_rings = !env_is("BLKREEL_BPF_RING", "shared");
 	s->rodata->wakeup = st->wakeup;
-	s->rodata->empty = env_is("BLKREEL_BPF_EMPTY", "1")	   ? BCR_EMPTY_RETURN
-			   : env_is("BLKREEL_BPF_EMPTY", "clock") ? BCR_EMPTY_CLOCK
-								  : 0;
-	s->rodata->noring = env_is("BLKREEL_BPF_NORING", "1");
 	s->rodata->staging = st->staging;
-	s->rodata->pair_cost = env_is("BLKREEL_BPF_PAIRCOST", "1");
-	const char *every = getenv("BLKREEL_BPF_DIRECT_EVERY");
-	s->rodata->direct_every = every ? (bcr_u32)strtoul(every, NULL, 10) : 0;
-	/* tests: completions left out as if the kernel had not run the program */
-	const char *skip = getenv("BLKREEL_BPF_SKIP_C_EVERY");
-	s->rodata->skip_c_every = skip ? (bcr_u32)strtoul(skip, NULL, 10) : 0;
+#ifdef BLKREEL_TEST_HOOKS
+	hooks_rodata(st, s);
+#endif
 	bpf_program__set_autoload(s->progs.blkr_flush, st->staging);
-	s->rodata->names = !env_is("BLKREEL_BPF_NAMES", "0");
 	for (size_t t = 0; t < NTP; t++) {
 		unsigned k = tp_defs[t].kind;
 		s->rodata->arg_main[k] = args[t].main;
@@ -289,10 +289,6 @@ static void unload(bpf_state *st)
 static int to_sink(void *arg, const br_event *ev, br_error *err)
 {
 	bpf_state *st = arg;
-	if (st->user_stage == USER_DECODE) {
-		st->discarded_time ^= ev->time; /* keep the decoding from being optimised away */
-		return 0;
-	}
 	/* with -o - (events live) a remapped bio's completion counts too: the
 	 * check stays a lower bound */
 	if ((ev->action & 0xffff) == (BLK_TA_COMPLETE & 0xffff))
@@ -345,43 +341,13 @@ static int spool_raw(bpf_state *st, const uint8_t *data, size_t size)
 	return cap_sink_raw_frame(st->sink, RAW_BATCH, batch, kept, nrec, st->err);
 }
 
-/* USER_WALK: what the raw spool's walk reads of a record, kept from being
- * optimised away. */
-static int walk_only(void *arg, const void *rec, size_t size, br_error *err)
-{
-	(void)size;
-	(void)err;
-	bpf_state *st = arg;
-	st->discarded_time ^= ((const struct bcr_event *)rec)->pid;
-	return 0;
-}
-
-/* A ring record: a batch of events of one CPU. */
+/* A ring record: a batch of events of one CPU, spooled raw or decoded
+ * into the sink. */
 static int on_record(void *ctx, void *data, size_t size)
 {
 	bpf_state *st = ctx;
-	if (st->user_stage == USER_DISCARD)
-		return 0;
-	if (st->spoil_every && ++st->spoil_count % st->spoil_every == 0 && size <= sizeof st->spoiled &&
-	    size >= sizeof(struct bcr_batch) + sizeof(struct bcr_event)) {
-		/* for the tests: the batch's first record of a kind nobody knows
-		 * (the ring's pages are read-only: a copy) */
-		memcpy(st->spoiled, data, size);
-		st->spoiled[sizeof(struct bcr_batch) + offsetof(struct bcr_event, kind)] = 0xee;
-		data = st->spoiled;
-	}
 	int rc;
-	if (st->user_stage == USER_WALK) {
-		bpf_bad bad = { 0 };
-		const void *batch;
-		size_t kept;
-		unsigned nrec;
-		rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &batch, &kept,
-				    &nrec, walk_only, st, &bad, st->err);
-	} else if (st->user_stage == USER_NOWALK) {
-		const struct bcr_batch *b = data;
-		rc = size < sizeof *b ? 0 : cap_sink_raw_frame(st->sink, RAW_BATCH, data, size, b->nrec, st->err);
-	} else if (st->raw) {
+	if (st->raw) {
 		rc = spool_raw(st, data, size);
 	} else {
 		bpf_bad bad = { 0 };
@@ -392,6 +358,80 @@ static int on_record(void *ctx, void *data, size_t size)
 		st->rc = rc;
 	return rc < 0 ? rc : 0;
 }
+
+#ifdef BLKREEL_TEST_HOOKS
+/* The hooks' user-space side. The bench's floors: programs or user space
+ * that write or keep no record (no completion count to check them by). */
+static bool hooks_floor(const bpf_state *st)
+{
+	const cap_hooks *h = &st->hooks;
+	return h->user != CAP_USER_SINK || h->empty || h->noring;
+}
+
+/* Records to the raw spool: not when a user hook takes them before the
+ * sink (nowalk spools them itself), nor with the live path asked for. */
+static bool hooks_allow_raw(const bpf_state *st)
+{
+	const cap_hooks *h = &st->hooks;
+	return (h->user == CAP_USER_SINK || h->user == CAP_USER_NOWALK) && !h->spool_events;
+}
+
+/* CAP_USER_DECODE: each decoded event thrown away. */
+static int decode_only(void *arg, const br_event *ev, br_error *err)
+{
+	(void)err;
+	bpf_state *st = arg;
+	st->discarded_time ^= ev->time;
+	return 0;
+}
+
+/* CAP_USER_WALK: what the raw spool's walk reads of a record, thrown away. */
+static int walk_only(void *arg, const void *rec, size_t size, br_error *err)
+{
+	(void)size;
+	(void)err;
+	bpf_state *st = arg;
+	st->discarded_time ^= ((const struct bcr_event *)rec)->pid;
+	return 0;
+}
+
+/* on_record with the spoil and user hooks in front of it. */
+static int on_record_hooked(void *ctx, void *data, size_t size)
+{
+	bpf_state *st = ctx;
+	const cap_hooks *h = &st->hooks;
+	if (h->user == CAP_USER_DISCARD)
+		return 0;
+	if (h->spoil_every && ++st->spoil_count % h->spoil_every == 0 && size <= sizeof st->spoiled &&
+	    size >= sizeof(struct bcr_batch) + sizeof(struct bcr_event)) {
+		/* the batch's first record of a kind nobody knows (the ring's
+		 * pages are read-only: a copy) */
+		memcpy(st->spoiled, data, size);
+		st->spoiled[sizeof(struct bcr_batch) + offsetof(struct bcr_event, kind)] = 0xee;
+		data = st->spoiled;
+	}
+	int rc;
+	bpf_bad bad = { 0 };
+	if (h->user == CAP_USER_WALK) {
+		const void *batch;
+		size_t kept;
+		unsigned nrec;
+		rc = bpf_batch_keep(st->cfg->ncpu, (unsigned)st->cfg->ndevices, data, size, st->scratch, &batch, &kept,
+				    &nrec, walk_only, st, &bad, st->err);
+	} else if (h->user == CAP_USER_NOWALK) {
+		const struct bcr_batch *b = data;
+		rc = size < sizeof *b ? 0 : cap_sink_raw_frame(st->sink, RAW_BATCH, data, size, b->nrec, st->err);
+	} else if (h->user == CAP_USER_DECODE) {
+		rc = bpf_decode_batch(st->dec, data, size, decode_only, st, &bad, st->err);
+		st->bad += bad.n;
+	} else {
+		return on_record(ctx, data, size);
+	}
+	if (rc < 0)
+		st->rc = rc;
+	return rc < 0 ? rc : 0;
+}
+#endif
 
 /* Tracepoint t's program in the loaded object (tp_btf, or its raw_tp twin). */
 static struct bpf_program *tp_program(const bpf_state *st, size_t t)
@@ -425,9 +465,11 @@ static void start_counts(bpf_state *st)
 	for (size_t t = 0; t < NTP; t++)
 		if (tp_defs[t].kind == BCR_COMPLETE)
 			complete = st->links[t] != NULL;
-	/* the bench's floors write no records at all */
-	bool measuring = st->user_stage != USER_SINK || st->skel->rodata->empty || st->skel->rodata->noring;
-	if (!complete || measuring || cfg->act_mask != 0xffff || cfg->pid || cfg->start_lba || cfg->end_lba)
+#ifdef BLKREEL_TEST_HOOKS
+	if (hooks_floor(st))
+		return;
+#endif
+	if (!complete || cfg->act_mask != 0xffff || cfg->pid || cfg->start_lba || cfg->end_lba)
 		return;
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->counted[i] = cap_dev_countable(cfg, i) && cap_dev_completed(&cfg->devices[i], &st->ios_start[i]);
@@ -447,11 +489,15 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 				    sizeof st->ring_fds / sizeof st->ring_fds[0]);
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		st->devs[i] = cfg->devices[i].dev;
-	const char *spoil = getenv("BLKREEL_BPF_SPOIL_EVERY");
-	st->spoil_every = spoil ? (unsigned)strtoul(spoil, NULL, 10) : 0;
-	/* tests: as if the kernel had skipped this many runs (the report's path) */
-	const char *missed = getenv("BLKREEL_BPF_MISSED_ADD");
-	st->missed = missed ? strtoull(missed, NULL, 10) : 0;
+	st->staging = true;
+#ifdef BLKREEL_TEST_HOOKS
+	if (cfg->hooks)
+		st->hooks = *cfg->hooks;
+	st->missed = st->hooks.missed_add; /* as if the kernel had skipped this many runs */
+	st->wakeup = st->hooks.wakeup;
+	st->staging = !st->hooks.no_stage;
+	st->raw_tp = st->hooks.raw_tp;
+#endif
 	struct btf *btf = btf__parse(bpf_btf_path(), NULL);
 	if (!btf)
 		return br_error_set(err, BR_ESYS, errno, bpf_btf_path(), -1, "cannot read the kernel's BTF");
@@ -477,14 +523,6 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	size_t ring_bytes = page;
 	while (ring_bytes < want)
 		ring_bytes *= 2;
-	st->wakeup = env_is("BLKREEL_BPF_WAKEUP", "1");
-	st->staging = !env_is("BLKREEL_BPF_STAGE", "0");
-	st->user_stage = env_is("BLKREEL_BPF_USER", "discard")  ? USER_DISCARD
-			 : env_is("BLKREEL_BPF_USER", "decode") ? USER_DECODE
-			 : env_is("BLKREEL_BPF_USER", "walk")   ? USER_WALK
-			 : env_is("BLKREEL_BPF_USER", "nowalk") ? USER_NOWALK
-								 : USER_SINK;
-	st->raw_tp = env_is("BLKREEL_BPF_ATTACH", "raw_tp");
 	rc = load(st, args, use, st->raw_tp, ring_bytes, err);
 	if (rc && !st->raw_tp) {
 		/* a kernel without tp_btf for these tracepoints: try raw_tp */
@@ -506,22 +544,29 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	if ((rc = attach(st, use, err)))
 		return rc;
 	start_counts(st);
-	if (cfg->log && st->raw_tp && env_is("BLKREEL_BPF_ATTACH", "raw_tp"))
+#ifdef BLKREEL_TEST_HOOKS
+	if (cfg->log && st->hooks.raw_tp)
 		fprintf(cfg->log, "blkreel-capture: bpf: raw_tp programs (BLKREEL_BPF_ATTACH=raw_tp)\n");
+#endif
 	struct capture_bpf *s = st->skel;
 	st->dec = bpf_decoder_new(cfg->ncpu, st->devs, (unsigned)cfg->ndevices, st->staging);
 	if (!st->dec || !(st->flushed = calloc(cfg->ncpu, 1)))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	st->flush_fd = st->staging ? bpf_program__fd(s->progs.blkr_flush) : -1;
+	ring_buffer_sample_fn cb = on_record; /* chosen once: nothing else per record */
+#ifdef BLKREEL_TEST_HOOKS
+	if (st->hooks.user != CAP_USER_SINK || st->hooks.spoil_every)
+		cb = on_record_hooked;
+#endif
 	if (s->rodata->per_cpu_rings) {
-		st->rb = ring_buffer__new(st->ring_fds[0], on_record, st, NULL);
+		st->rb = ring_buffer__new(st->ring_fds[0], cb, st, NULL);
 		for (unsigned c = 1; st->rb && c < st->nrings; c++)
-			if (ring_buffer__add(st->rb, st->ring_fds[c], on_record, st)) {
+			if (ring_buffer__add(st->rb, st->ring_fds[c], cb, st)) {
 				ring_buffer__free(st->rb);
 				st->rb = NULL;
 			}
 	} else {
-		st->rb = ring_buffer__new(bpf_map__fd(s->maps.ring), on_record, st, NULL);
+		st->rb = ring_buffer__new(bpf_map__fd(s->maps.ring), cb, st, NULL);
 	}
 	if (!st->rb)
 		return br_error_set(err, BR_ESYS, errno, NULL, -1, "mapping the BPF ring buffers: %s", libbpf_last);
@@ -561,7 +606,10 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 	st->sink = sink;
 	st->err = err;
 	st->rc = 0;
-	st->raw = cap_sink_is_raw(sink) && (st->user_stage == USER_SINK || st->user_stage == USER_NOWALK);
+	st->raw = cap_sink_is_raw(sink);
+#ifdef BLKREEL_TEST_HOOKS
+	st->raw = st->raw && hooks_allow_raw(st);
+#endif
 	uint64_t flushed_before = flush_stages(st);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)
@@ -665,16 +713,18 @@ static bool bpf_comm(void *vst, uint32_t pid, char *name, size_t size)
 }
 
 /* The raw spool's header: what the conversion needs to decode the records
- * without us. 0 (events as usual) in the measurement modes and with
- * BLKREEL_BPF_SPOOL=events (the live path, kept for comparison). */
+ * without us. 0 (events as usual) in the hooks' measurement modes and their
+ * live path to a file (kept for comparison). */
 static size_t bpf_raw_header(void *vst, void *buf, size_t size)
 {
 	bpf_state *st = vst;
 	const cap_config *cfg = st->cfg;
 	size_t need = raw_pad8((uint32_t)(sizeof(raw_header) + 4 * cfg->ndevices));
-	if ((st->user_stage != USER_SINK && st->user_stage != USER_NOWALK) || env_is("BLKREEL_BPF_SPOOL", "events") ||
-	    size < need ||
-	    cfg->ncpu > 1024)
+#ifdef BLKREEL_TEST_HOOKS
+	if (!hooks_allow_raw(st))
+		return 0;
+#endif
+	if (size < need || cfg->ncpu > 1024)
 		return 0;
 	raw_header h = { .header_bytes = (uint32_t)need, .version = RAW_VERSION, .ncpu = cfg->ncpu,
 			 .ndevices = (uint32_t)cfg->ndevices, .flags = st->staging ? RAW_STAGING : 0 };

@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "kstate/tracefs_util.h"
+#include "kstate/leftovers.h"
 
 #define RELAY_BUF (256 * 1024)
 

@@ -14,6 +14,7 @@
 #include "backends/ftrace_page.h"
 #include "dev_completions.h"
 #include "kstate/tracefs_util.h"
+#include "kstate/leftovers.h"
 
 #define T CAP_TRACEFS
 #define MAX_PAGE (64 * 1024) /* ring buffer sub-buffers are 4 KiB by default */

@@ -10,7 +10,15 @@
  * that --cleanup can read what the kernel still holds for it the same way).
  * Restoring walks it backwards. A spool is not kernel state: the capture
  * finishes it itself and forgets it; after a kill -9, --cleanup compresses
- * it into NAME.blktrace.gz, so nothing captured is lost. */
+ * it into NAME.blktrace.gz, so nothing captured is lost.
+ *
+ * capture/kstate/ owns the kernel state a capture touches, one job a file:
+ * journal.c (this record and its file), restore.c (undoing it), kfile.c
+ * (one small kernel file read or written), leftovers.c (the state files of
+ * captures no longer running), fs_mount.c and tracefs_util.c (tracefs and
+ * debugfs), tracer_lock.c (the machine-wide tracer lock). It calls nothing
+ * else of capture/ (capture_config.h's types aside); --cleanup, which also
+ * needs the backends and the spool, is capture/cleanup.c. */
 #ifndef BLKREEL_CAPTURE_KSTATE_H
 #define BLKREEL_CAPTURE_KSTATE_H
 
@@ -20,6 +28,7 @@
 
 #include "blkreel/error.h"
 #include "capture_config.h"
+#include "kstate/kfile.h"
 
 #define CAP_STATE_DIR "/run/blkreel"
 #define CAP_KSTATE_MAX 256
@@ -48,42 +57,32 @@ int cap_kstate_note_relay(cap_kstate *ks, const char *devpath, br_error *err);
 int cap_kstate_note_mount(cap_kstate *ks, const char *dir, br_error *err);
 /* Record the spool of this capture (after it is created). */
 int cap_kstate_note_spool(cap_kstate *ks, const char *spool, br_error *err);
-/* Record the devices and filter of cfg (not kernel state: for --cleanup).
- * Devices that do not fit the line are left out. */
 /* The --split set's base name (NAME of NAME.blktrace.<cpu>), so that
  * --cleanup makes the set from the spool too. */
 int cap_kstate_note_split(cap_kstate *ks, const char *split_base, br_error *err);
+/* Record the devices and filter of cfg (not kernel state: for --cleanup).
+ * Devices that do not fit the line are left out. */
 int cap_kstate_note_config(cap_kstate *ks, const cap_config *cfg, br_error *err);
 /* The config a loaded state file records into cfg (devices, filter, CPUs;
  * paths point into cfg itself); false when it has none. */
 bool cap_kstate_config(const cap_kstate *ks, cap_config *cfg);
+/* The --split base noted, or NULL. */
+const char *cap_kstate_split(const cap_kstate *ks);
 /* Forget the relay note once it is torn down. */
 void cap_kstate_forget_relay(cap_kstate *ks, const char *devpath);
 /* Forget the spool once the capture file is finished (the state file goes
  * when nothing is left in it). */
 void cap_kstate_forget_spool(cap_kstate *ks);
-/* Undo every kernel change, newest first, going on past failures (the first
- * one is returned). Spool notes stay; the state file is removed when
- * nothing is left in it. */
+/* Forget entry i (done with), and bring the state file in line. */
+void cap_kstate_drop(cap_kstate *ks, size_t i);
+/* The state file as ks now is: rewritten, or removed when ks holds
+ * nothing (a failed rewrite is let be: the older file only names more
+ * to undo). */
+void cap_kstate_sync(cap_kstate *ks);
+
+/* restore.c: undo every kernel change, newest first, going on past
+ * failures (the first one is returned). Spool notes stay; the state file
+ * is removed when nothing is left in it. */
 int cap_kstate_restore(cap_kstate *ks, br_error *err);
-
-/* Read a small kernel file into buf without the trailing newline;
- * buffer_size_kb's "7 (expanded: 1408)" gives "1408". */
-int cap_kstate_read(const char *path, char *buf, size_t size, br_error *err);
-
-/* The pid of a running capture whose state file records a change to path
- * (a per-device trace/enable, a relay device), or 0. */
-int cap_kstate_owner(const char *path);
-
-/* State files left by captures that are no longer running. Each is
- * described on out (one line per change) when out is not NULL. Returns how
- * many there are. */
-int cap_kstate_leftovers(FILE *out);
-/* Restore what leftover state files describe; returns 0 when all was put
- * back, else the first error (and keeps the files that failed). Before each
- * one is restored, salvage (when not NULL) may read what the kernel still
- * holds for that capture into its spool. */
-typedef int (*cap_kstate_salvage_fn)(const cap_kstate *ks, FILE *out, br_error *err);
-int cap_kstate_cleanup(FILE *out, cap_kstate_salvage_fn salvage, br_error *err);
 
 #endif

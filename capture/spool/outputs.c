@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "hooks.h"
 #include "spool/spool.h"
 #include "spool/spool_finish.h"
 
@@ -77,9 +78,10 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	rc = cap_spool_open(&o->spool, o->spool_path, false, err);
 	if (rc)
 		return rc;
-	const char *sync = getenv("BLKREEL_SPOOL_SYNC"); /* measurement only: 0 = no fdatasync */
-	if (sync && strcmp(sync, "0") == 0)
+#ifdef BLKREEL_TEST_HOOKS
+	if (cli->hooks && cli->hooks->no_sync) /* measurement only */
 		cap_spool_no_sync(o->spool);
+#endif
 	o->spooling = true;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hooks.h"
 #include "spool/merge.h"
 #include "spool/names.h"
 #include "spool/raw_spool.h"
@@ -22,7 +23,9 @@ struct cap_sink {
 	uint64_t idle_wall, idle_max; /* an idle round: when, and the newest event time then */
 	bool idle_pending;
 	uint64_t safe;            /* event times up to this are all pushed */
-	bool no_merge;            /* BLKREEL_CAPTURE_NOMERGE=1 (bench): written as pushed */
+#ifdef BLKREEL_TEST_HOOKS
+	bool no_merge;            /* the bench's no_merge hook (hooks.h): written as pushed */
+#endif
 	cap_sink_stats st;
 };
 
@@ -34,8 +37,9 @@ int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	s->o = *o;
 	s->ndev_slots = (unsigned)o->cfg->ndevices + 1; /* last: any other device */
-	const char *nm = getenv("BLKREEL_CAPTURE_NOMERGE");
-	s->no_merge = nm && strcmp(nm, "1") == 0;
+#ifdef BLKREEL_TEST_HOOKS
+	s->no_merge = o->cfg->hooks && o->cfg->hooks->no_merge;
+#endif
 	s->merge = cap_merge_new(o->cfg->ncpu);
 	s->names = cap_names_new();
 	s->seq = calloc((size_t)o->cfg->ncpu * s->ndev_slots, sizeof *s->seq);
@@ -101,8 +105,10 @@ int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_err
 	}
 	if (s->o.names && !br_event_is_notify(ev))
 		learn_name(s, ev->pid, comm_hint);
+#ifdef BLKREEL_TEST_HOOKS
 	if (s->no_merge) /* measurement only: the file is out of time order (times raised, counted late) */
 		return emit(s, ev, err);
+#endif
 	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
 	if (cap_merge_push(s->merge, stream, ev))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1,

@@ -22,7 +22,9 @@ struct cap_spool {
 	uint64_t offset;      /* bytes in the file (write(2) done) */
 	uint64_t records;
 	int write_errno;      /* a failed write: the spool stops taking records */
-	bool no_sync;
+#ifdef BLKREEL_TEST_HOOKS
+	bool no_sync;         /* the bench's no_sync hook (capture/hooks.h) */
+#endif
 
 	/* shared with the sync thread, under mu */
 	pthread_t thread;
@@ -44,7 +46,11 @@ static void *sync_thread(void *arg)
 	cap_spool *s = arg;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
-		if (s->to_sync > s->synced && !s->no_sync) {
+		bool due = s->to_sync > s->synced;
+#ifdef BLKREEL_TEST_HOOKS
+		due = due && !s->no_sync;
+#endif
+		if (due) {
 			uint64_t target = s->to_sync;
 			pthread_mutex_unlock(&s->mu);
 			int rc = fdatasync(s->fd);
@@ -174,12 +180,14 @@ int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *bo
 	return 0;
 }
 
+#ifdef BLKREEL_TEST_HOOKS
 void cap_spool_no_sync(cap_spool *s)
 {
 	pthread_mutex_lock(&s->mu);
 	s->no_sync = true;
 	pthread_mutex_unlock(&s->mu);
 }
+#endif
 
 int cap_spool_tick(cap_spool *s, uint64_t now_ns, br_error *err)
 {

@@ -34,8 +34,10 @@ int cap_spool_write(cap_spool *s, const br_event *ev, br_error *err);
  * frames, raw_spool.h). events: how many records they carry (counted). */
 int cap_spool_append(cap_spool *s, const void *head, size_t hlen, const void *body, size_t blen, size_t pad,
 		     uint64_t events, br_error *err);
-/* Measurement only (BLKREEL_SPOOL_SYNC=0): no background fdatasync. */
+#ifdef BLKREEL_TEST_HOOKS
+/* The bench's no_sync hook (capture/hooks.h): no background fdatasync. */
 void cap_spool_no_sync(cap_spool *s);
+#endif
 /* Write out the batch if its oldest record waited CAP_SPOOL_FLUSH_NS
  * (monotonic now_ns); also reports a failed background sync. */
 int cap_spool_tick(cap_spool *s, uint64_t now_ns, br_error *err);

@@ -24,12 +24,16 @@
 # from /proc/PID/stat while fio runs) per million events; then what it spends after tracing
 # stopped (its own count, getrusage: converting raw records, compressing) per million events and
 # in wall seconds. The kernel's writeback of the spool is in neither (it runs in kworkers).
+# The modes that set a BLKREEL_ variable run the build with the test and bench hooks (make hooks:
+# build/release/hooks/blkreel-capture, or $BLKREEL_HOOK_BIN/); the others the release tool, which
+# has none of them (capture/hooks.h).
 # Holds the tracer lock throughout; creates and always detaches its own loop device.
 set -euo pipefail
 ROUNDS=${ROUNDS:-5}
 RUNTIME=${SECONDS_PER_RUN:-5}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CAP=${BLKREEL_BIN:-$HERE/bin}/blkreel-capture
+HOOK_CAP=${BLKREEL_HOOK_BIN:-$HERE/build/release/hooks}/blkreel-capture
 [[ $(id -u) -eq 0 ]] || { echo "capture.sh: needs root" >&2; exit 1; }
 [[ -x $CAP ]] || { echo "capture.sh: build first (make): $CAP missing" >&2; exit 1; }
 command -v fio >/dev/null || { echo "capture.sh: needs fio" >&2; exit 1; }
@@ -96,11 +100,18 @@ capture_env() {
     *) echo "BLKREEL_BENCH=1" ;;
     esac
 }
+capture_bin() { # the release tool, or the hooks build for a mode that sets a hook variable
+    if [[ $(capture_env "$1") == BLKREEL_BENCH=1 ]]; then echo "$CAP"; else echo "$HOOK_CAP"; fi
+}
+for m in "${MODES[@]}"; do
+    [[ $m == none || -x $(capture_bin "$m") ]] ||
+        { echo "capture.sh: mode $m needs the hooks build (make hooks): $HOOK_CAP missing" >&2; exit 1; }
+done
 run_traced() { # run_traced MODE: the capture in the background, fio beside it
     local m=$1; local out=$TMP/$m.err iops t0 t1 ev dir=$TMP
     [[ $m == bpf-tmpfs ]] && dir=$SHMOUT
     # shellcheck disable=SC2046
-    env $(capture_env "$m") "$CAP" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$dir/$m" 2>"$out" &
+    env $(capture_env "$m") "$(capture_bin "$m")" $(capture_args "$m") --allow-drops --no-progress -d "$LOOP" -o "$dir/$m" 2>"$out" &
     CAPPID=$!
     for _ in $(seq 100); do grep -qs "tracing $(basename "$LOOP")" "$out" && break; kill -0 "$CAPPID" 2>/dev/null || break; sleep 0.05; done
     if ! kill -0 "$CAPPID" 2>/dev/null; then wait "$CAPPID" || true; CAPPID=""; NOTE[$m]="failed: $(tail -1 "$out")"; return; fi

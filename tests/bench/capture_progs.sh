@@ -15,25 +15,40 @@
 # "base:" runs $BASELINE_CAP instead of this tree's binary, "/some/blkreel-capture:" that binary.
 # Prints per variant and program: ns per run (the median over rounds, and the range), runs per IO,
 # and the sum of ns per IO over the programs that run in fio's own context (all but the completions).
+# The variants that set a BLKREEL_ variable run the build with the test and bench hooks (make hooks:
+# build/release/hooks/blkreel-capture, or $BLKREEL_HOOK_BIN/); the others the release tool.
 # Holds the tracer lock; creates and always detaches its own two loop devices; puts bpf_stats_enabled back.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3}
 RUNTIME=${SECONDS_PER_RUN:-4}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CAP=${BLKREEL_BIN:-$HERE/bin}/blkreel-capture
+HOOK_CAP=${BLKREEL_HOOK_BIN:-$HERE/build/release/hooks}/blkreel-capture
 BASE=${BASELINE_CAP:-}
 read -r -a VARIANTS <<<"${VARIANTS:-full ic floor}"
 [[ $(id -u) -eq 0 ]] || { echo "capture_progs.sh: needs root" >&2; exit 1; }
 [[ -x $CAP ]] || { echo "capture_progs.sh: build first (make): $CAP missing" >&2; exit 1; }
+variant_env() {
+    case ${1##*:} in
+    floor | ic-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
+    clockfloor | ic-clockfloor) echo "BLKREEL_BPF_EMPTY=clock" ;;
+    noring) echo "BLKREEL_BPF_NORING=1" ;;
+    perevent) echo "BLKREEL_BPF_STAGE=0" ;;
+    shared) echo "BLKREEL_BPF_RING=shared" ;;
+    direct3) echo "BLKREEL_BPF_DIRECT_EVERY=3" ;;
+    full | ic | other | ring*) echo "BLKREEL_BENCH=1" ;;
+    *) echo "capture_progs.sh: unknown variant $1" >&2; exit 2 ;;
+    esac
+}
 variant_bin() { # the binary a variant runs
     case $1 in
     base:*) echo "$BASE" ;;
     /*:*) echo "${1%%:*}" ;;
-    *) echo "$CAP" ;;
+    *) if [[ $(variant_env "$1") == BLKREEL_BENCH=1 ]]; then echo "$CAP"; else echo "$HOOK_CAP"; fi ;;
     esac
 }
 for v in "${VARIANTS[@]}"; do
-    [[ -x $(variant_bin "$v") ]] || { echo "capture_progs.sh: $v: no such executable (BASELINE_CAP?)" >&2; exit 2; }
+    [[ -x $(variant_bin "$v") ]] || { echo "capture_progs.sh: $v: no such executable (BASELINE_CAP? make hooks?)" >&2; exit 2; }
 done
 for t in fio jq bpftool; do command -v $t >/dev/null || { echo "capture_progs.sh: needs $t" >&2; exit 1; }; done
 
@@ -66,18 +81,6 @@ LOOP2=$(losetup --find --show "$TMP/idle.img")
 STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
 
-variant_env() {
-    case ${1##*:} in
-    floor | ic-floor) echo "BLKREEL_BPF_EMPTY=1" ;;
-    clockfloor | ic-clockfloor) echo "BLKREEL_BPF_EMPTY=clock" ;;
-    noring) echo "BLKREEL_BPF_NORING=1" ;;
-    perevent) echo "BLKREEL_BPF_STAGE=0" ;;
-    shared) echo "BLKREEL_BPF_RING=shared" ;;
-    direct3) echo "BLKREEL_BPF_DIRECT_EVERY=3" ;;
-    full | ic | other | ring*) echo "BLKREEL_BENCH=1" ;;
-    *) echo "capture_progs.sh: unknown variant $1" >&2; exit 2 ;;
-    esac
-}
 variant_args() {
     case ${1##*:} in
     ic | ic-*) echo "-a issue,complete" ;;

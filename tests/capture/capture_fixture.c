@@ -168,6 +168,11 @@ const char *cf_workload(void)
 	return cmd;
 }
 
+const char *cf_capture_bin(void)
+{
+	return cf.hooks ? tu_hook_bin("blkreel-capture") : tu_bin("blkreel-capture");
+}
+
 int cf_capture(char **out, char **err, const char *fmt, ...)
 {
 	char *args = NULL;
@@ -181,7 +186,7 @@ int cf_capture(char **out, char **err, const char *fmt, ...)
 	char pids[600] = "";
 	if (cf.dir)
 		snprintf(pids, sizeof pids, "echo $$ >>'%s/capture.pids'; ", cf.dir);
-	int rc = tu_runf(out, NULL, err, "%sexec '%s' %s", pids, tu_bin("blkreel-capture"), args);
+	int rc = tu_runf(out, NULL, err, "%sexec '%s' %s", pids, cf_capture_bin(), args);
 	free(args);
 	return rc;
 }
@@ -195,7 +200,7 @@ pid_t cf_capture_bg(const char *errpath, const char *fmt, ...)
 	va_end(ap);
 	note_backend(args);
 	/* exec, so the pid is the capture's own */
-	snprintf(cmd, sizeof cmd, "exec '%s' %s 2>'%s' </dev/null", tu_bin("blkreel-capture"), args, errpath);
+	snprintf(cmd, sizeof cmd, "exec '%s' %s 2>'%s' </dev/null", cf_capture_bin(), args, errpath);
 	pid_t pid = fork();
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);

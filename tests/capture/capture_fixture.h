@@ -23,6 +23,7 @@ typedef struct cf_state {
 	size_t npids;
 	char extra[4][64]; /* more loop devices of ours (cf_extra_loop) */
 	size_t nextra;
+	bool hooks;       /* cf_capture/cf_capture_bg run the hooks build (tu_hook_bin) */
 } cf_state;
 
 extern cf_state cf;
@@ -53,6 +54,9 @@ size_t cf_backends(char (*names)[16], size_t max);
  * O_DIRECT writes at sectors 256*i, then 50 x 4 KiB reads at sectors 512*j. */
 const char *cf_workload(void);
 
+/* The blkreel-capture cf_capture and cf_capture_bg run: the release one,
+ * or with cf.hooks the test and bench hooks build. */
+const char *cf_capture_bin(void);
 /* Run blkreel-capture with args (a shell fragment), stderr into *err. */
 int cf_capture(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Start it in the background (stderr to path); returns its pid. */

@@ -4,8 +4,10 @@
  * counted and failing the run, nothing of ours left in the kernel after a
  * kill -9, two captures at once, -a / --pid / LBA filters applied in the
  * kernel (the lean mode loads only its programs), the bench's clock floor
- * (the same programs, each only reading the clock, no record), and a
- * machine without BTF or BPF permission handled in one line. */
+ * (the same programs, each only reading the clock, no record), a machine
+ * without BTF or BPF permission handled in one line, and the release binary
+ * deaf to the test and bench hooks. Tests that set a hook variable run the
+ * hooks build (tu_hook_bin, capture/hooks.h). */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hooks.h"
 #include "testutil.h"
 /* The build links tests/<module>/test_*.c alone; the shared fixture comes in
  * as source so the capture suites use one copy. */
@@ -93,12 +96,16 @@ static void check_exact(const char *text, unsigned long long unrecorded, const c
 		     count_action(text, "P"), count_action(text, "U"));
 }
 
-static void exact_run(const char *env, const char *must_say)
+/* env: hook variables (capture/hooks.h) for the hooks build, or "" for the
+ * release binary; release: the release binary with env all the same (it
+ * must ignore them). */
+static void exact_run_bin(const char *env, const char *must_say, bool release)
 {
 	bpf_test(64);
 	char *err = NULL;
+	const char *bin = env[0] && !release ? tu_hook_bin("blkreel-capture") : tu_bin("blkreel-capture");
 	int rc = tu_runf(NULL, NULL, &err, "%s '%s' --backend bpf --no-progress -d %s -o '%s/run' --split -- %s", env,
-			 tu_bin("blkreel-capture"), cf.loop, cf.dir, cf_workload());
+			 bin, cf.loop, cf.dir, cf_workload());
 	bool only_loss;
 	unsigned long long unrecorded = cf_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "capture exited %d: %s", rc, err ? err : "");
@@ -106,10 +113,13 @@ static void exact_run(const char *env, const char *must_say)
 	cr_expect(strstr(err, "drops: cpu0=0") != NULL, "drops not reported as zero: %s", err);
 	if (must_say)
 		cr_expect(strstr(err, must_say) != NULL, "stderr does not say '%s': %s", must_say, err);
+	if (release)
+		cr_expect(!strstr(err, "BLKREEL_") && !strstr(err, "the kernel skipped"),
+			  "the release binary followed a hook: %s", err);
 	cr_expect(strstr(err, " late ") == NULL, "events written out of time order: %s", err);
 	/* to a file, the records are spooled raw and made into events after
 	 * tracing, unless the live path is asked for */
-	bool live = strstr(env, "BLKREEL_BPF_SPOOL=events") != NULL;
+	bool live = !release && strstr(env, "BLKREEL_BPF_SPOOL=events") != NULL;
 	cr_expect_eq(strstr(err, "from raw records") != NULL, !live, "%s path not taken: %s", live ? "live" : "raw",
 		     err);
 	free(err);
@@ -127,6 +137,11 @@ static void exact_run(const char *env, const char *must_say)
 	free(split);
 	char why[256];
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
+}
+
+static void exact_run(const char *env, const char *must_say)
+{
+	exact_run_bin(env, must_say, false);
 }
 
 Test(capture_bpf, exact_events_tp_btf)
@@ -170,6 +185,43 @@ Test(capture_bpf, exact_events_live_path)
 Test(capture_bpf, exact_events_when_appends_are_interrupted)
 {
 	exact_run("BLKREEL_BPF_DIRECT_EVERY=3", NULL);
+}
+
+/* Every hook variable (capture/hooks.h) at a value that would empty, damage
+ * or reorder a hooks build's capture, or take it off the raw path. */
+static const struct {
+	const char *name, *value;
+} damage[] = {
+	{ "BLKREEL_BPF_ATTACH", "raw_tp" },   { "BLKREEL_BPF_RING", "shared" },
+	{ "BLKREEL_BPF_WAKEUP", "1" },        { "BLKREEL_BPF_STAGE", "0" },
+	{ "BLKREEL_BPF_NAMES", "0" },         { "BLKREEL_BPF_SPOOL", "events" },
+	{ "BLKREEL_BPF_EMPTY", "1" },         { "BLKREEL_BPF_NORING", "1" },
+	{ "BLKREEL_BPF_PAIRCOST", "1" },      { "BLKREEL_BPF_DIRECT_EVERY", "2" },
+	{ "BLKREEL_BPF_SKIP_C_EVERY", "2" },  { "BLKREEL_BPF_SPOIL_EVERY", "1" },
+	{ "BLKREEL_BPF_MISSED_ADD", "7" },    { "BLKREEL_BPF_USER", "discard" },
+	{ "BLKREEL_CAPTURE_NOMERGE", "1" },   { "BLKREEL_SPOOL_SYNC", "0" },
+};
+
+/* The release blkreel-capture has no hooks: with every hook variable set it
+ * still records the workload exactly, named, in order, on the raw path
+ * (exact_run_bin), with no skipped run and no word of the hooks. */
+Test(capture_bpf, release_binary_ignores_the_hook_variables)
+{
+#define HOOK_NAME(v) #v,
+	static const char *const listed[] = { CAP_HOOK_VARIABLES(HOOK_NAME) };
+#undef HOOK_NAME
+	char env[1024] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
+		bool found = false;
+		for (size_t j = 0; j < sizeof damage / sizeof damage[0]; j++)
+			if (strcmp(listed[i], damage[j].name) == 0) {
+				n += (size_t)snprintf(env + n, sizeof env - n, "%s=%s ", damage[j].name, damage[j].value);
+				found = true;
+			}
+		cr_assert(found && n < sizeof env, "%s is not set by this test", listed[i]);
+	}
+	exact_run_bin(env, NULL, true);
 }
 
 /* "ACT RWBS SECTOR + SIZE [name]" for Q/G/D/C/M/F/I/R/X/A lines, sorted:
@@ -242,7 +294,7 @@ static uint64_t bad_run(const char *env, const char *name, uint64_t *events)
 {
 	char *err = NULL, *text = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "%s BLKREEL_BPF_SPOIL_EVERY=3 '%s' --backend bpf --no-progress -d %s -o '%s/%s' -- %s",
-			 env, tu_bin("blkreel-capture"), cf.loop, cf.dir, name, randread(1));
+			 env, tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, name, randread(1));
 	cr_expect_eq(rc, 1, "%s: exit %d with bad records, want 1: %s", env, rc, err ? err : "");
 	const char *lost = err ? strstr(err, "bad records); exit 1 (--allow-drops to accept)") : NULL;
 	cr_expect(lost != NULL, "%s: the failure does not name the bad records: %s", env, err ? err : "");
@@ -280,7 +332,7 @@ Test(capture_bpf, bad_records_are_counted_stored_and_fail_the_run)
 	char *err = NULL;
 	int rc = tu_runf(NULL, NULL, &err,
 			 "BLKREEL_BPF_SPOIL_EVERY=3 '%s' --backend bpf --allow-drops --no-progress -d %s -o '%s/ok' -- %s",
-			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+			 tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
 	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err ? err : "");
 	free(err);
 }
@@ -309,7 +361,7 @@ Test(capture_bpf, runs_the_kernel_skipped_are_said_in_the_summary_and_the_file)
 	bpf_test(64);
 	char *err = NULL, *text = NULL;
 	int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BPF_MISSED_ADD=7 '%s' --backend bpf --no-progress -d %s -o '%s/m' -- %s",
-			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+			 tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
 	cr_expect(rc == 0 || only_unrecorded_lost(rc, err), "exit %d with skipped runs, want 0: %s", rc, err ? err : "");
 	const char *warn = err ? strstr(err, "warning: the kernel skipped ") : NULL;
 	cr_expect(warn && strtoull(warn + 28, NULL, 10) >= 7, "the summary does not say the skipped runs: %s",
@@ -338,7 +390,7 @@ Test(capture_bpf, completions_without_a_record_are_counted_and_fail_the_run)
 	char *err = NULL, *text = NULL;
 	int rc = tu_runf(NULL, NULL, &err,
 			 "BLKREEL_BPF_SKIP_C_EVERY=50 '%s' --backend bpf --no-progress -d %s -o '%s/u' -- %s",
-			 tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+			 tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
 	cr_expect_eq(rc, 1, "exit %d with completions left out, want 1: %s", rc, err ? err : "");
 	cr_expect(err && strstr(err, " completions unrecorded); exit 1 (--allow-drops to accept)"),
 		  "the failure does not name the unrecorded completions: %s", err ? err : "");
@@ -362,7 +414,7 @@ Test(capture_bpf, completions_without_a_record_are_counted_and_fail_the_run)
 	free(text);
 	rc = tu_runf(NULL, NULL, &err,
 		     "BLKREEL_BPF_SKIP_C_EVERY=50 '%s' --backend bpf --allow-drops --no-progress -d %s -o '%s/v' -- %s",
-		     tu_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
+		     tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, randread(1));
 	cr_expect_eq(rc, 0, "--allow-drops: exit %d: %s", rc, err ? err : "");
 	free(err);
 }
@@ -820,11 +872,13 @@ static void clock_floor_run(const char *name, const char *mask, const char *cons
 	char errpath[600];
 	snprintf(errpath, sizeof errpath, "%s/%s.err", cf.dir, name);
 	setenv("BLKREEL_BPF_EMPTY", "clock", 1);
+	cf.hooks = true;
 	uint64_t t0 = monotonic_ns();
 	char dd[600];
 	snprintf(dd, sizeof dd, "dd if=/dev/zero of=%s bs=4k count=50 oflag=direct status=none", cf.loop);
 	pid_t pid = cf_capture_bg(errpath, "--backend bpf %s --no-progress -d %s -o '%s/%s' -- %s", mask, cf.loop,
 				  cf.dir, name, held_cmd(name, dd));
+	cf.hooks = false;
 	unsetenv("BLKREEL_BPF_EMPTY");
 	cr_assert(wait_tracing(pid, errpath), "%s: capture did not start", name);
 	char names[512];

@@ -38,6 +38,17 @@ const char *tu_bin(const char *tool)
 	return path;
 }
 
+const char *tu_hook_bin(const char *tool)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("BLKREEL_HOOK_BIN");
+	if (env && *env)
+		snprintf(path, sizeof path, "%s/%s", env, tool);
+	else
+		snprintf(path, sizeof path, "%s/build/release/hooks/%s", tu_root(), tool);
+	return path;
+}
+
 const char *tu_realtrace(const char *rel)
 {
 	static char path[PATH_MAX];

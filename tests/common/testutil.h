@@ -1,6 +1,8 @@
 /* testutil.h — helpers shared by the Criterion suites.
  * Paths: BLKREEL_ROOT (checkout), BLKREEL_BIN (tools of the variant under
- * test) are set by tests/run-suites.sh; defaults work from the checkout. */
+ * test), BLKREEL_HOOK_BIN (its blkreel-capture with the test and bench
+ * hooks, capture/hooks.h) are set by the GNUmakefile's check targets;
+ * defaults work from the checkout. */
 #ifndef BLKREEL_TESTUTIL_H
 #define BLKREEL_TESTUTIL_H
 
@@ -12,6 +14,9 @@
 /* Absolute path of the checkout / tool dir / a tool. Static buffers. */
 const char *tu_root(void);
 const char *tu_bin(const char *tool);
+/* A tool built with the test and bench hooks (make hooks):
+ * $BLKREEL_HOOK_BIN/tool, else build/release/hooks/tool. */
+const char *tu_hook_bin(const char *tool);
 /* ../shared/realtraces/<rel> if present, else NULL (skip the test). */
 const char *tu_realtrace(const char *rel);
 /* samples/<rel> under the checkout. */

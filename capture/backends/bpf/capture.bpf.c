@@ -13,6 +13,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "capture_record.h"
+#include "hooks.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,13 +40,9 @@ const volatile bcr_u32 filter_pid = 0;
 const volatile bcr_u64 start_lba = 0, end_lba = 0;
 const volatile bool per_cpu_rings = true;
 const volatile bool wakeup = false;
-const volatile __u32 empty = 0;      /* the bench's floors: BCR_EMPTY_* */
-const volatile bool noring = false;  /* measurement: everything but the ring record */
 const volatile bool staging = true;  /* batch a CPU's events (off: one ring record per event) */
-const volatile bool pair_cost = false; /* measurement: the map work pairing in the kernel would add */
-const volatile __u32 direct_every = 0; /* test: every Nth event takes the interrupted-append path */
-const volatile __u32 skip_c_every = 0; /* test: every Nth completion on a CPU is left out, as if the kernel had not run us */
 const volatile bool names = true;
+/* the test and bench hooks' knobs: hooks.bpf.h */
 /* Argument positions (tracepoint args, without the leading void *). For each
  * tracepoint: the bio/request/queue pointer, and its scalars in order. */
 const volatile int arg_main[BCR_NKINDS] = {};
@@ -75,27 +72,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
-
-/* The clock floor's one store per event (a per-CPU slot, as the real
- * programs' stage lookup); the tests read it to see the clock was read. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} clock_slot SEC(".maps");
-
-/* A floor program's whole work: nothing, or the one clock read. */
-static __always_inline int floor_only(void)
-{
-	if (empty == BCR_EMPTY_CLOCK) {
-		__u32 zero = 0;
-		__u64 *slot = bpf_map_lookup_elem(&clock_slot, &zero);
-		if (slot)
-			*slot = bpf_ktime_get_ns();
-	}
-	return 0;
-}
 
 /* pid -> comm, written the first time a thread is seen (user space reads it
  * when /proc no longer has the pid); the CPU's two most recent threads
@@ -185,8 +161,8 @@ static __always_inline void count_drops(__u32 n)
  * made sure of. */
 struct stage {
 	__u32 busy;          /* a program of ours is appending on this CPU */
-	__u32 tick;          /* events seen, for direct_every */
-	__u32 c_tick;        /* completions seen, for skip_c_every */
+	__u32 tick;          /* events seen, for hook_direct_every */
+	__u32 c_tick;        /* completions seen, for hook_skip_c_every */
 	/* tid + 1 of the CPU's two most recent threads (0: none), newest
 	 * first: two, because a submitter and the worker completing its IO
 	 * often take turns on one CPU */
@@ -309,16 +285,16 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 	struct stage *st = bpf_map_lookup_elem(&stages, &zero);
 	if (!st)
 		return 0;
-	if (noring) {
+	if (hook_noring) {
 		bpf_ktime_get_ns();
 		if (names)
 			note_comm(st, tid);
 		return 0;
 	}
-	if (skip_c_every && kind == BCR_COMPLETE && ++st->c_tick % skip_c_every == 0)
+	if (hook_skip_c_every && kind == BCR_COMPLETE && ++st->c_tick % hook_skip_c_every == 0)
 		return 0;
 	__u32 size = ext ? sizeof(struct bcr_event_ext) : sizeof(struct bcr_event);
-	bool forced = staging && direct_every && ++st->tick % direct_every == 0;
+	bool forced = staging && hook_direct_every && ++st->tick % hook_direct_every == 0;
 	if (staging && !st->busy && !forced) {
 		st->busy = 1;
 		COMPILER_BARRIER();
@@ -358,37 +334,6 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 	return 0;
 }
 
-/* What pairing in the kernel would cost at least: an entry per IO made at
- * Q, found at G, D and C (a request's first bio is its key: block_getrq
- * has no request), removed at C. Only for measuring (BLKREEL_BPF_PAIRCOST=1:
- * on top of the records). */
-struct pair_times {
-	__u64 t[6];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, struct pair_times);
-} pair_probe SEC(".maps");
-
-static __always_inline void pair_touch(__u64 key, __u8 kind)
-{
-	if (kind == BCR_QUEUE) {
-		struct pair_times v = {};
-		v.t[0] = key;
-		bpf_map_update_elem(&pair_probe, &key, &v, BPF_ANY);
-		return;
-	}
-	struct pair_times *v = bpf_map_lookup_elem(&pair_probe, &key);
-	if (!v)
-		return;
-	v->t[kind == BCR_GETRQ ? 1 : kind == BCR_ISSUE ? 2 : 3] = key;
-	if (kind == BCR_COMPLETE)
-		bpf_map_delete_elem(&pair_probe, &key);
-}
-
 static __always_inline int bio_dev(struct bio *bio, bool direct, __u32 *dev)
 {
 	struct block_device *bdev = RD(direct, bio, bi_bdev);
@@ -414,8 +359,10 @@ static __always_inline int disk_dev(struct request_queue *q, bool direct, __u32 
 /* Q, M, F, G, bio completions, split, bio remap. */
 static __always_inline int on_bio(__u64 *ctx, __u8 kind, __u16 act_cat, bool direct)
 {
-	if (empty)
+#ifdef BLKREEL_TEST_HOOKS
+	if (hook_empty)
 		return floor_only();
+#endif
 	struct bio *bio = (struct bio *)ctx_arg(ctx, arg_main[kind]);
 	__u32 dev;
 	if (!bio || bio_dev(bio, direct, &dev))
@@ -425,8 +372,10 @@ static __always_inline int on_bio(__u64 *ctx, __u8 kind, __u16 act_cat, bool dir
 		return 0;
 	__u64 sector = RD(direct, bio, bi_iter.bi_sector);
 	__u32 size = RD(direct, bio, bi_iter.bi_size);
-	if (pair_cost && (kind == BCR_QUEUE || kind == BCR_GETRQ))
+#ifdef BLKREEL_TEST_HOOKS
+	if (hook_pair_cost && (kind == BCR_QUEUE || kind == BCR_GETRQ))
 		pair_touch((__u64)bio, kind);
+#endif
 	__u32 opf = RD(direct, bio, bi_opf);
 	__u8 status = 0;
 	if (kind == BCR_BIO_COMPLETE)
@@ -443,15 +392,19 @@ static __always_inline int on_bio(__u64 *ctx, __u8 kind, __u16 act_cat, bool dir
 /* I, D, merge into a request, R, C, request remap. */
 static __always_inline int on_rq(__u64 *ctx, __u8 kind, __u16 act_cat, bool direct)
 {
-	if (empty)
+#ifdef BLKREEL_TEST_HOOKS
+	if (hook_empty)
 		return floor_only();
+#endif
 	struct request *rq = (struct request *)ctx_arg(ctx, arg_main[kind]);
 	__u32 dev;
 	if (!rq || disk_dev(RD(direct, rq, q), direct, &dev))
 		return 0;
 	__u32 opf = RD(direct, rq, cmd_flags);
-	if (pair_cost && (kind == BCR_ISSUE || kind == BCR_COMPLETE))
+#ifdef BLKREEL_TEST_HOOKS
+	if (hook_pair_cost && (kind == BCR_ISSUE || kind == BCR_COMPLETE))
 		pair_touch((__u64)RD(direct, rq, bio), kind);
+#endif
 	__u64 pos = RD(direct, rq, __sector);
 	__u32 len = RD(direct, rq, __data_len);
 	__u32 op = opf & 0xff;
@@ -480,8 +433,10 @@ static __always_inline int on_rq(__u64 *ctx, __u8 kind, __u16 act_cat, bool dire
 /* P, U (explicit: UNPLUG_IO, from the timer: UNPLUG_TIMER). */
 static __always_inline int on_queue(__u64 *ctx, __u8 kind, bool direct)
 {
-	if (empty)
+#ifdef BLKREEL_TEST_HOOKS
+	if (hook_empty)
 		return floor_only();
+#endif
 	struct request_queue *q = (struct request_queue *)ctx_arg(ctx, arg_main[kind]);
 	__u32 dev;
 	if (disk_dev(q, direct, &dev))

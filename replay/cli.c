@@ -59,7 +59,16 @@ static const char usage_text[] =
 	"      --report=FILE      write the fidelity report as JSON\n"
 	"  -q, --quiet            no text report on standard output\n"
 	"      --no-progress      no live status line on a terminal\n"
-	"  -h, --help             show this help and exit\n"
+	"A/B (the same IOs against two stacks, in rounds, then why one is faster):\n"
+"      --ab=DEV_A DEV_B   replay in rounds A B, B A, A B... onto each target with\n"
+"                         the options above, capturing its block layer in this\n"
+"                         process (root); -o DIR (new or empty) gets each round's\n"
+"                         roundK-LABEL.blktrace.gz and .replay.json (fidelity),\n"
+"                         then report.txt and report.json: the diagnosis of A\n"
+"                         against B with the rounds as the unit of variance\n"
+"  -l, --label=NAME       name of A, then (again) of B (default A and B)\n"
+"      --rounds=N         rounds a side, 2..16 (default 3)\n"
+"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Examples:\n"
@@ -67,6 +76,8 @@ static const char usage_text[] =
 	"  blkreel-replay prod.blktrace.gz -d /dev/loop3 --write --speed 2 \\\n"
 	"      -o replayed.blktrace.gz --report r.json\n"
 	"  blkreel-replay big.blktrace.gz -d test.img --wrap --no-stall\n"
+"  blkreel-replay prod.blktrace.gz --ab /dev/loop3 /dev/loop4 -l linear -l thin \\\n"
+"      --rounds 3 -o ab/\n"
 	"\n"
 	"Exit status: 0 replayed, every IO succeeded; 1 runtime failure (refused\n"
 	"target, unreadable trace, failed IOs); 2 usage error.\n";
@@ -74,7 +85,7 @@ static const char usage_text[] =
 enum {
 	OPT_MAP = 256, OPT_FORCE, OPT_OFFSET, OPT_WRAP, OPT_SCALE, OPT_BUFFERED, OPT_SOURCE,
 	OPT_SPEED, OPT_NO_STALL, OPT_MAX_INFLIGHT, OPT_CLOSED, OPT_SPIN, OPT_ENGINE, OPT_THREADS,
-	OPT_STOP_ON_ERROR, OPT_REPORT, OPT_NO_PROGRESS,
+	OPT_STOP_ON_ERROR, OPT_REPORT, OPT_NO_PROGRESS, OPT_AB, OPT_ROUNDS,
 };
 
 static int grow(void **arr, size_t n, size_t elem)
@@ -105,6 +116,27 @@ static int add_map(replay_opts *o, const char *arg, bool any)
 	return 0;
 }
 
+static int check_ab(replay_opts *o)
+{
+	if (o->nmaps || o->report)
+		return br_cli_usage(stderr, PROG, "%s", "--ab names the targets: no -d, --map or --report beside it");
+	if (!o->output)
+		return br_cli_usage(stderr, PROG, "%s", "--ab needs -o DIR, the folder for the rounds and the report");
+	if (o->nlabels == 1)
+		return br_cli_usage(stderr, PROG, "%s", "--ab: give -l twice (A, then B) or not at all");
+	if (o->nlabels == 2 && strcmp(o->labels[0], o->labels[1]) == 0)
+		return br_cli_usage(stderr, PROG, "%s", "--ab: the two labels must differ");
+	if (o->no_stall && o->closed)
+		return br_cli_usage(stderr, PROG, "%s", "--no-stall and --closed do not go together");
+	if (!o->nlabels) {
+		o->labels[0] = "A";
+		o->labels[1] = "B";
+	}
+	if (!o->rounds)
+		o->rounds = 3;
+	return CLI_OK;
+}
+
 int cli_read(int argc, char **argv, replay_opts *o)
 {
 	static const struct option longopts[] = {
@@ -129,6 +161,9 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "ab", required_argument, NULL, OPT_AB },
+		{ "label", required_argument, NULL, 'l' },
+		{ "rounds", required_argument, NULL, OPT_ROUNDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -139,7 +174,7 @@ int cli_read(int argc, char **argv, replay_opts *o)
 	o->progress = true;
 	int c, rc;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:wo:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:wo:l:qhV", longopts, NULL)) != -1) {
 		uint64_t v;
 		char *end;
 		switch (c) {
@@ -201,6 +236,27 @@ int cli_read(int argc, char **argv, replay_opts *o)
 		case OPT_REPORT: o->report = optarg; break;
 		case 'q': o->quiet = true; break;
 		case OPT_NO_PROGRESS: o->progress = false; break;
+		case OPT_AB:
+			/* two targets: the second is the next word */
+			if (optind >= argc || argv[optind][0] == '-')
+				return br_cli_usage(stderr, PROG, "%s", "--ab takes two targets: --ab DEV_A DEV_B");
+			o->ab[0] = optarg;
+			o->ab[1] = argv[optind++];
+			break;
+		case 'l':
+			if (o->nlabels == 2)
+				return br_cli_usage(stderr, PROG, "%s", "-l: one label for A, one for B");
+			if (!*optarg || strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
+					     strlen(optarg) || strlen(optarg) > 32)
+				return br_cli_usage(stderr, PROG, "-l: '%s' is not a label (letters, digits, . _ + -; "
+						    "up to 32: it names files)", optarg);
+			o->labels[o->nlabels++] = optarg;
+			break;
+		case OPT_ROUNDS:
+			if ((rc = br_cli_count(stderr, PROG, "--rounds", optarg, 2, 16, &v)))
+				return rc;
+			o->rounds = (unsigned)v;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_EXIT_OK;
@@ -219,6 +275,10 @@ int cli_read(int argc, char **argv, replay_opts *o)
 	}
 	if (o->ninputs == 0)
 		return br_cli_usage(stderr, PROG, "%s", "no trace given");
+	if (o->ab[0])
+		return check_ab(o);
+	if (o->nlabels || o->rounds)
+		return br_cli_usage(stderr, PROG, "%s", "-l and --rounds go with --ab");
 	if (o->nmaps == 0)
 		return br_cli_usage(stderr, PROG, "%s", "no target: give -d PATH or --map MAJ,MIN=PATH");
 	size_t any = 0;

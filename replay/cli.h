@@ -31,6 +31,10 @@ typedef struct replay_opts {
 	uint64_t spin_ns;
 	const char *output;       /* -o */
 	const char *report;       /* --report */
+	/* --ab A B: rounds onto two targets, each captured (ab/); -o is then a folder */
+	const char *ab[2];
+	const char *labels[2];    /* -l, twice */
+	unsigned nlabels, rounds;
 } replay_opts;
 
 /* CLI_OK to run, CLI_EXIT_OK after --help/--version, CLI_USAGE (message

@@ -13,9 +13,11 @@
  *   inversions (optional; call before finish) IOs that reached the kernel
  *            after one planned later.
  *   refusals (optional; call after finish) IOs the device refused at first
- *            (a full queue) and that were sent again, and how many of those
- *            went through the kernel's worker threads; only they can reach
- *            the device out of order.
+ *            (a full queue) and that were sent again to wait for a request;
+ *            IOs sent through the kernel's worker threads (those, and IOs
+ *            beyond the queue or that the device would split, sent that way
+ *            from the start); of these, the ones it would split. Only IOs
+ *            through the workers can reach the device out of order.
  *   poll     (optional) deliver the completions that are already there, from
  *            the calling timing thread, without blocking; returns how many.
  *            Lets a timing thread that must wait for completions anyway
@@ -61,7 +63,7 @@ typedef struct engine_ops {
 	/* optional: completions already there, delivered from the caller */
 	unsigned (*poll)(void *st);
 	/* optional: IOs refused by a full queue and resubmitted */
-	void (*refusals)(void *st, uint64_t *refused, uint64_t *to_workers);
+	void (*refusals)(void *st, uint64_t *refused, uint64_t *to_workers, uint64_t *would_split);
 } engine_ops;
 
 /* Engines in order of preference, NULL-terminated. */

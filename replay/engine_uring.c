@@ -5,16 +5,23 @@
  * itself (poll); cq_lock makes the two consumers take turns. Discards on a
  * block device (no io_uring op in liburing 2.3) go to one helper thread.
  *
- * Order: reads and writes through O_DIRECT on a block device carry
- * RWF_NOWAIT. Without it, an IO that finds no free request in the device's
- * queue is handed by io_uring to its worker threads, which race, so the
- * device sees it out of order; nothing tells the submitter. That happens
- * even under the in-flight cap: a completion reaches us before the kernel
- * has put its request back. With RWF_NOWAIT the kernel returns -EAGAIN
- * instead; the IO is resubmitted at once (whoever drained the completion
- * does it, under sq_lock), and after NOWAIT_TRIES refusals without the
- * flag, through the workers. Both are counted: only such IOs can reach the
- * device out of order. */
+ * Order and refusals: io_uring sends an IO to a block device first without
+ * blocking (IOCB_NOWAIT, whatever the submitter asks); a bio that then finds
+ * no free request in the device's queue, or that the block layer would have
+ * to split, is completed with -EAGAIN before issue: a capture shows a Q and
+ * a C with an error and no D, a refused bio that is not a served IO. Without
+ * RWF_NOWAIT, io_uring hands the IO to its worker threads, which race, so
+ * the device sees it out of order, and nothing tells the submitter. So:
+ *  - an IO the device cannot take without a split (io->blocking, set by the
+ *    timing thread from the queue's limits) or beyond the queue goes with
+ *    IOSQE_ASYNC from the start: a worker submits it blocking, the kernel
+ *    splits it and waits for requests, and no refused bio is made;
+ *  - every other read and write through O_DIRECT on a block device carries
+ *    RWF_NOWAIT, so a refusal (a full queue, which the in-flight cap makes
+ *    rare) comes back to us as -EAGAIN; it is sent again at once, with
+ *    IOSQE_ASYNC (the kernel waits): one refused bio at most per IO.
+ * Both are counted: only IOs through the workers can reach the device out
+ * of order. */
 #include "engine.h"
 
 #include <errno.h>
@@ -44,16 +51,13 @@ typedef struct uring_state {
 	unsigned staged;
 	replay_io *sync[64];      /* block-device discards, handed over at commit */
 	unsigned nsync;
-	uint8_t *tries;           /* per slot: refusals (-EAGAIN) of the IO in it */
 	bool *nowait_sent;        /* per slot: its IO went with RWF_NOWAIT */
-	replay_io **parked;       /* refused IOs waiting to be sent again, by seq (cq_lock) */
-	unsigned nparked;
 	int8_t nowait_fd[256];    /* per fd: 1 RWF_NOWAIT applies, 0 not, -1 unknown */
-	uint64_t refused;         /* IOs the device refused at least once (under cq_lock) */
-	uint64_t to_workers;      /* of those, sent without RWF_NOWAIT (under cq_lock) */
+	/* under sq_lock */
+	uint64_t refused;         /* IOs the device refused (-EAGAIN), sent again blocking */
+	uint64_t to_workers;      /* IOs sent blocking through the workers, refused ones too */
+	uint64_t would_split;     /* of those, sent so because the device would split them */
 } uring_state;
-
-enum { NOWAIT_TRIES = 8, RETRY_AFTER_NS = 100000 };
 
 static bool is_blockdev(int fd)
 {
@@ -77,45 +81,26 @@ static bool nowait_applies(uring_state *s, replay_io *io)
 	return ok;
 }
 
-static int prep(uring_state *s, replay_io *io, bool nowait, br_error *err);
+static int prep(uring_state *s, replay_io *io, bool nowait, bool blocking, br_error *err);
 static int submit_locked(uring_state *s, br_error *err);
 
-/* The device refused io (-EAGAIN): hold it until a completion has freed a
- * request (or RETRY_AFTER_NS passed), in plan order; under cq_lock. */
-static void park(uring_state *s, replay_io *io)
+/* The device refused io (-EAGAIN) before issue: send it again at once to a
+ * worker that submits it blocking, so the kernel waits for a request instead
+ * of refusing it again; under cq_lock. */
+static void resend_blocking(uring_state *s, replay_io *io)
 {
-	if (s->tries[io->slot]++ == 0)
-		s->refused++;
-	unsigned i = s->nparked++;
-	while (i > 0 && s->parked[i - 1]->it.seq > io->it.seq) {
-		s->parked[i] = s->parked[i - 1];
-		i--;
-	}
-	s->parked[i] = io;
-}
-
-/* Send the parked IOs again, oldest first; under cq_lock. */
-static void resubmit_parked(uring_state *s)
-{
-	if (!s->nparked)
-		return;
 	br_error err;
-	unsigned n = s->nparked, done = 0;
-	s->nparked = 0;
 	pthread_mutex_lock(&s->sq_lock);
-	for (; done < n; done++) {
-		replay_io *io = s->parked[done];
-		bool nowait = s->tries[io->slot] < NOWAIT_TRIES;
-		if (prep(s, io, nowait, &err))
-			break;
-		s->to_workers += !nowait;
-	}
-	/* a failed submit leaves them staged: the timing thread's next commit
-	 * sends them, or reports why it cannot */
-	submit_locked(s, &err);
+	s->refused++;
+	s->to_workers++;
+	int rc = prep(s, io, false, true, &err);
+	/* a failed submit leaves it staged: the timing thread's next commit
+	 * sends it, or reports why it cannot */
+	if (!rc)
+		submit_locked(s, &err);
 	pthread_mutex_unlock(&s->sq_lock);
-	for (; done < n; done++) /* no room in the submission queue: it failed */
-		s->complete(s->ctx, s->parked[done], -EAGAIN, now_ns());
+	if (rc) /* no room in the submission queue: it failed */
+		s->complete(s->ctx, io, -EAGAIN, now_ns());
 }
 
 /* Take every completion entry there is; under cq_lock. */
@@ -132,14 +117,12 @@ static unsigned drain(uring_state *s)
 			continue;
 		}
 		if (res == -EAGAIN && s->nowait_sent[io->slot]) {
-			park(s, io);
+			resend_blocking(s, io);
 			continue;
 		}
 		s->complete(s->ctx, io, res, now_ns());
 		n++;
 	}
-	if (n)
-		resubmit_parked(s); /* a request has been freed, or is about to be */
 	return n;
 }
 
@@ -149,22 +132,15 @@ static void *reap(void *arg)
 	clock_min_slack();
 	for (;;) {
 		/* waits for an entry without taking it: the timing thread may take
-		 * it first. With IOs parked, it wakes up to retry them anyway:
-		 * nothing else may be in flight to complete. */
+		 * it first */
 		struct io_uring_cqe *cqe;
-		pthread_mutex_lock(&s->cq_lock);
-		bool parked = s->nparked > 0;
-		pthread_mutex_unlock(&s->cq_lock);
-		struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = RETRY_AFTER_NS };
-		int rc = parked ? io_uring_wait_cqe_timeout(&s->ring, &cqe, &ts)
-				: io_uring_wait_cqe(&s->ring, &cqe);
+		int rc = io_uring_wait_cqe(&s->ring, &cqe);
 		if (rc == -EINTR)
 			continue;
-		if (rc < 0 && rc != -ETIME)
+		if (rc < 0)
 			break;
 		pthread_mutex_lock(&s->cq_lock);
-		if (!drain(s) && rc == -ETIME)
-			resubmit_parked(s);
+		drain(s);
 		bool stop = s->stop_seen;
 		pthread_mutex_unlock(&s->cq_lock);
 		if (stop)
@@ -191,12 +167,8 @@ static int init_failed(uring_state *s, int rc)
 	s->ring_up = false;
 	pthread_mutex_destroy(&s->cq_lock);
 	pthread_mutex_destroy(&s->sq_lock);
-	free(s->tries);
 	free(s->nowait_sent);
-	free(s->parked);
-	s->tries = NULL;
 	s->nowait_sent = NULL;
-	s->parked = NULL;
 	return rc;
 }
 
@@ -209,10 +181,8 @@ static int uring_init(void *st, const engine_cfg *cfg, br_error *err)
 	pthread_mutex_init(&s->cq_lock, NULL);
 	pthread_mutex_init(&s->sq_lock, NULL);
 	memset(s->nowait_fd, -1, sizeof s->nowait_fd);
-	s->tries = calloc(cfg->depth ? cfg->depth : 1, 1);
 	s->nowait_sent = calloc(cfg->depth ? cfg->depth : 1, sizeof *s->nowait_sent);
-	s->parked = calloc(cfg->depth ? cfg->depth : 1, sizeof *s->parked);
-	if (!s->tries || !s->nowait_sent || !s->parked)
+	if (!s->nowait_sent)
 		return init_failed(s, br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "io_uring engine state"));
 	unsigned entries = 8;
 	while (entries < cfg->depth + 1)
@@ -264,8 +234,9 @@ static int uring_commit(void *st, br_error *err)
 	return rc;
 }
 
-/* Fill a submission entry for io; under sq_lock. */
-static int prep(uring_state *s, replay_io *io, bool nowait, br_error *err)
+/* Fill a submission entry for io; under sq_lock. blocking: IOSQE_ASYNC, a
+ * worker submits it and the kernel waits rather than refuses. */
+static int prep(uring_state *s, replay_io *io, bool nowait, bool blocking, br_error *err)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
 	if (!sqe) {
@@ -306,6 +277,8 @@ static int prep(uring_state *s, replay_io *io, bool nowait, br_error *err)
 	}
 	if (nowait)
 		sqe->rw_flags |= RWF_NOWAIT;
+	if (blocking)
+		sqe->flags |= IOSQE_ASYNC;
 	s->nowait_sent[io->slot] = nowait;
 	io_uring_sqe_set_data(sqe, io);
 	s->staged++;
@@ -324,19 +297,25 @@ static int uring_queue(void *st, replay_io *io, br_error *err)
 		s->sync[s->nsync++] = io;
 		return 0;
 	}
-	s->tries[io->slot] = 0; /* the slot's previous IO has completed */
-	bool nowait = nowait_applies(s, io);
+	bool rw = io->it.kind == RK_READ || io->it.kind == RK_WRITE;
+	bool blocking = rw && (io->would_split || io->beyond_queue);
+	bool nowait = !blocking && nowait_applies(s, io);
 	pthread_mutex_lock(&s->sq_lock);
-	int rc = prep(s, io, nowait, err);
+	int rc = prep(s, io, nowait, blocking, err);
+	if (!rc && blocking) {
+		s->to_workers++;
+		s->would_split += io->would_split;
+	}
 	pthread_mutex_unlock(&s->sq_lock);
 	return rc;
 }
 
-static void uring_refusals(void *st, uint64_t *refused, uint64_t *to_workers)
+static void uring_refusals(void *st, uint64_t *refused, uint64_t *to_workers, uint64_t *would_split)
 {
 	const uring_state *s = st; /* after finish: the reaper has stopped */
 	*refused = s->refused;
 	*to_workers = s->to_workers;
+	*would_split = s->would_split;
 }
 
 static void uring_finish(void *st)
@@ -366,12 +345,8 @@ static void uring_finish(void *st)
 		io_uring_queue_exit(&s->ring);
 	pthread_mutex_destroy(&s->cq_lock);
 	pthread_mutex_destroy(&s->sq_lock);
-	free(s->tries);
 	free(s->nowait_sent);
-	free(s->parked);
-	s->tries = NULL;
 	s->nowait_sent = NULL;
-	s->parked = NULL;
 	s->ring_up = s->reaper_up = s->helper_up = false;
 }
 

@@ -34,6 +34,10 @@ typedef struct replay_io {
 	uint64_t t_target;     /* CLOCK_MONOTONIC ns the IO was due */
 	uint64_t t_submit;     /* when the timing thread handed it over (Q) */
 	uint64_t t_issue;      /* when it went to the kernel (D) */
+	/* set by the timing thread: send it so that the kernel waits instead of
+	 * refusing it (engine_uring.c) */
+	bool would_split;      /* larger than the device takes in one request */
+	bool beyond_queue;     /* more in flight than the device's queue holds */
 } replay_io;
 
 const char *replay_kind_name(enum replay_kind k);

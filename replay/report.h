@@ -26,7 +26,9 @@ typedef struct replay_result {
 	uint64_t wall_ns;       /* replay start → last completion */
 	double cpu_s;           /* user + system, whole process */
 	uint64_t inversions;
-	uint64_t refused, refused_to_workers; /* the device's queue was full: sent again */
+	uint64_t refused;            /* refused by the device (-EAGAIN), sent again blocking */
+	uint64_t refused_to_workers; /* sent blocking through io_uring's workers, all told */
+	uint64_t would_split;        /* of those, because the device would split them */
 	uint64_t out_events, out_clamped;
 	bool aborted;
 } replay_result;

@@ -150,12 +150,15 @@ int report_json(const char *path, const replay_result *r, const fidelity *f, br_
 	}
 	br_json_end(&j);
 	br_json_kuint(&j, "order_inversions", r->inversions);
-	/* IOs the device's queue refused (RWF_NOWAIT) and that were sent again:
-	 * the only ones that can reach the device out of trace order */
+	/* IOs the device's queue refused (RWF_NOWAIT) and that were sent again
+	 * to wait; all IOs sent to wait through io_uring's workers (those, IOs
+	 * beyond the queue, IOs the device would split): the only ones that can
+	 * reach the device out of trace order */
 	br_json_key(&j, "queue_full");
 	br_json_object(&j);
 	br_json_kuint(&j, "refused", r->refused);
 	br_json_kuint(&j, "through_workers", r->refused_to_workers);
+	br_json_kuint(&j, "would_split", r->would_split);
 	br_json_end(&j);
 	br_json_key(&j, "latency_ns");
 	br_json_object(&j);

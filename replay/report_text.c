@@ -119,10 +119,13 @@ static void timing(FILE *out, const replay_result *r, const fidelity *f)
 			f->inflight_avg, (unsigned long long)f->inflight_max);
 	fprintf(out, "  order          %llu inversions as handed to the kernel (a capture shows the device's order)\n",
 		(unsigned long long)r->inversions);
-	if (r->refused)
-		fprintf(out, "  queue full     %llu IOs refused by the device's queue and sent again, %llu of "
-			"them through io_uring's workers: only these can reach the device out of order\n",
-			(unsigned long long)r->refused, (unsigned long long)r->refused_to_workers);
+	if (r->refused || r->refused_to_workers)
+		fprintf(out, "  queue full     %llu IOs refused by the device's queue (a bio completed with "
+			"an error before issue) and sent again to wait; %llu IOs sent to wait through "
+			"io_uring's workers in all (%llu larger than the device takes at once): only "
+			"these can reach the device out of order\n",
+			(unsigned long long)r->refused, (unsigned long long)r->refused_to_workers,
+			(unsigned long long)r->would_split);
 	static const char *dir[2] = { "read", "write" };
 	for (int i = 0; i < 2; i++)
 		if (f->lat[i].n)

@@ -173,7 +173,7 @@ static void finish_report(run_ctx *c, int *status)
 	r.wall_ns = s->stats.last_done > s->t_start ? s->stats.last_done - s->t_start : 0;
 	r.inversions = s->inversions + (s->eng->inversions ? s->eng->inversions(s->eng_state) : 0);
 	if (s->eng->refusals)
-		s->eng->refusals(s->eng_state, &r.refused, &r.refused_to_workers);
+		s->eng->refusals(s->eng_state, &r.refused, &r.refused_to_workers, &r.would_split);
 	br_error err;
 	br_error_clear(&err);
 	if (s->tl) {
@@ -280,6 +280,10 @@ static int prepare(run_ctx *c, br_error *err)
 	s->write = o->write;
 	s->stop_on_error = o->stop_on_error;
 	s->spin_ns = o->spin_ns;
+	if (c->depth.queue) {
+		unsigned cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+		s->nowait_room = c->depth.queue > cpus ? c->depth.queue - cpus : 1;
+	}
 	uint64_t span = c->scan.last_t - c->scan.first_t;
 	if (stats_init(&s->stats, (uint64_t)((double)span / o->speed) + 1000000000ull))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");

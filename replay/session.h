@@ -28,6 +28,9 @@ typedef struct session {
 	double speed;
 	bool no_stall, closed, write, stop_on_error;
 	uint64_t spin_ns;
+	unsigned nowait_room;      /* in flight the smallest target queue takes
+	                            * without refusing (less a request per CPU
+	                            * completing); 0 when unknown */
 	uint64_t trace_t0;         /* trace ns that maps to t_start */
 	uint64_t t_start;          /* monotonic ns of the replay's origin */
 	/* live */

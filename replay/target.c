@@ -24,6 +24,14 @@ int target_stat(target *t, const char *path, br_error *err)
 		t->blockdev = true;
 		t->rdev = st.st_rdev;
 		t->queue_depth = target_queue_depth("/sys", st.st_rdev);
+		uint64_t kb = target_queue_attr("/sys", st.st_rdev, "max_sectors_kb");
+		uint64_t segs = target_queue_attr("/sys", st.st_rdev, "max_segments");
+		long page = sysconf(_SC_PAGESIZE);
+		uint64_t by_segs = segs * (uint64_t)(page > 0 ? page : 4096);
+		t->whole_max = kb * 1024;
+		if (by_segs && (!t->whole_max || by_segs < t->whole_max))
+			t->whole_max = by_segs;
+		t->chunk = target_queue_attr("/sys", st.st_rdev, "chunk_sectors") * 512;
 	} else if (S_ISREG(st.st_mode)) {
 		t->size = (uint64_t)st.st_size;
 	} else {
@@ -44,18 +52,32 @@ static unsigned read_uint_file(const char *path)
 	return ok && v <= 1u << 20 ? (unsigned)v : 0;
 }
 
-unsigned target_queue_depth(const char *sysfs_root, dev_t rdev)
+uint64_t target_queue_attr(const char *sysfs_root, dev_t rdev, const char *name)
 {
 	char path[512];
 	unsigned maj = major(rdev), min = minor(rdev);
-	snprintf(path, sizeof path, "%s/dev/block/%u:%u/queue/nr_requests", sysfs_root, maj, min);
+	snprintf(path, sizeof path, "%s/dev/block/%u:%u/queue/%s", sysfs_root, maj, min, name);
 	unsigned n = read_uint_file(path);
 	if (!n) { /* a partition: the queue is its disk's, one level up */
-		snprintf(path, sizeof path, "%s/dev/block/%u:%u/../queue/nr_requests", sysfs_root,
-			 maj, min);
+		snprintf(path, sizeof path, "%s/dev/block/%u:%u/../queue/%s", sysfs_root, maj, min,
+			 name);
 		n = read_uint_file(path);
 	}
 	return n;
+}
+
+unsigned target_queue_depth(const char *sysfs_root, dev_t rdev)
+{
+	return (unsigned)target_queue_attr(sysfs_root, rdev, "nr_requests");
+}
+
+bool target_would_split(const target *t, uint64_t off, uint64_t len)
+{
+	if (!len)
+		return false;
+	if (t->whole_max && len > t->whole_max)
+		return true;
+	return t->chunk && off / t->chunk != (off + len - 1) / t->chunk;
 }
 
 static void dio_alignment(target *t)

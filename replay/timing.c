@@ -111,6 +111,10 @@ static int issue_one(session *s, const replay_item *it, uint64_t due, batch *b)
 	unsigned n = atomic_fetch_add(&s->inflight, 1) + 1;
 	if (n > s->stats.inflight_max)
 		s->stats.inflight_max = n;
+	/* what the device cannot take at once is sent so that the kernel waits
+	 * for it, instead of refusing it (a refused bio in a capture) */
+	io->would_split = tg->blockdev && !it->buffered && target_would_split(tg, it->off, it->len);
+	io->beyond_queue = s->nowait_room && n > s->nowait_room;
 	io->t_submit = now_ns();
 	if (s->no_stall)
 		io->t_target = io->t_submit;

@@ -32,6 +32,9 @@ void rf_teardown(void)
 	if (mounted)
 		tu_runf(NULL, NULL, NULL, "umount '%s' || umount -l '%s'", rf.mnt, rf.mnt);
 	rf.mnt[0] = 0;
+	if (rf.shm[0] && strncmp(rf.shm, "/dev/shm/blkreel-replay-", 24) == 0)
+		tu_runf(NULL, NULL, NULL, "rm -rf '%s'", rf.shm);
+	rf.shm[0] = 0;
 	if (getenv("RF_KEEP")) /* debugging: keep the temp dir */
 		fprintf(stderr, "kept %s\n", rf.dir);
 	else
@@ -56,6 +59,24 @@ const char *rf_loop(int i, unsigned mib)
 	char img[16];
 	snprintf(img, sizeof img, "img%d", i);
 	if (tu_loop_create(rf.dir, img, mib, rf.loop[i], sizeof rf.loop[i]))
+		cr_skip_test("no loop device available");
+	return rf.loop[i];
+}
+
+const char *rf_ram_loop(int i, unsigned mib)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to create loop devices");
+	if (!rf.shm[0]) {
+		snprintf(rf.shm, sizeof rf.shm, "/dev/shm/blkreel-replay-XXXXXX");
+		if (!mkdtemp(rf.shm)) {
+			rf.shm[0] = 0;
+			cr_skip_test("no /dev/shm here");
+		}
+	}
+	char img[16];
+	snprintf(img, sizeof img, "ram%d", i);
+	if (tu_loop_create(rf.shm, img, mib, rf.loop[i], sizeof rf.loop[i]))
 		cr_skip_test("no loop device available");
 	return rf.loop[i];
 }

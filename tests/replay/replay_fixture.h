@@ -22,6 +22,7 @@ typedef struct rf_state {
 	char *dir;
 	char loop[2][64];        /* loop devices we created, "" when none */
 	char mnt[512];           /* a filesystem we mounted, "" when none */
+	char shm[64];            /* our dir in /dev/shm for RAM-backed images, "" when none */
 } rf_state;
 
 extern rf_state rf;
@@ -31,6 +32,10 @@ void rf_teardown(void);
 
 /* Skip unless root; create loop device i over DIR/imgI of mib MiB. */
 const char *rf_loop(int i, unsigned mib);
+
+/* The same over a file in a dir of ours in /dev/shm (tmpfs): a RAM-backed
+ * loop device, as users build one for a fast side. */
+const char *rf_ram_loop(int i, unsigned mib);
 
 /* Kind of IO i of the standard trace: 'R', 'W', 'F' (flush), 'X' (discard). */
 char rf_kind(unsigned i);

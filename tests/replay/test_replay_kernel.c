@@ -415,6 +415,66 @@ Test(replay_kernel, threads_engine_and_closed)
 	free(err);
 }
 
+/* blkreel-replay bounded by timeout(1): 124 when it had to be stopped. */
+static int bounded_replay(unsigned seconds, char **out, const char *args)
+{
+	char *err = NULL;
+	int rc = tu_runf(out, NULL, &err, "timeout -s KILL %u '%s' --no-progress %s", seconds,
+			 tu_bin("blkreel-replay"), args);
+	cr_assert_neq(rc, 128 + 9, "the replay (%s) had not ended after %u s: it hangs", args, seconds);
+	cr_assert_eq(rc, 0, "%s: %s", args, err);
+	free(err);
+	return rc;
+}
+
+/* --closed used to hang (issue 25): an IO the device refused (RWF_NOWAIT,
+ * -EAGAIN) was parked for the completion thread to send again, but when the
+ * timing thread, polling for the completions its IO waits for, was the one
+ * to take the refusal while the completion thread slept without a timeout,
+ * nothing sent it again; with nothing else in flight, the replay waited for
+ * ever. The bundled sample hung in about 1 run of 10 on a RAM-backed loop
+ * (its 1-2 MiB writes are always refused with RWF_NOWAIT here); a trace of
+ * 2 MiB writes one after another hung every time. Each replay here is
+ * stopped after 60 s (it takes seconds) and fails the test then. */
+Test(replay_kernel, closed_loop_ends, .timeout = 400)
+{
+	const char *dev = rf_ram_loop(0, 1024);
+	const char *sample = tu_sample("ext4-fio-rand-1t.blktrace.gz");
+	const char *rep = rf_path("closed.json");
+	char args[1536];
+	snprintf(args, sizeof args, "'%s' -d %s --write --force --closed --report '%s'", sample, dev, rep);
+	for (int run = 0; run < 3; run++) {
+		char *out = NULL;
+		bounded_replay(60, &out, args);
+		cr_assert_eq(rf_json(rep, "['issued']['write']"), 2750, "%s", out);
+		cr_assert_eq(rf_json(rep, "['issued']['read']"), 4000, "%s", out);
+		free(out);
+	}
+
+	/* 2 MiB writes, each issued after the previous one completed */
+	enum { N = 100 };
+	const uint32_t bytes = 2u << 20;
+	tg_buf b = { 0 };
+	uint32_t tdev = BR_MKDEV(RF_DEV_MAJ, RF_DEV_MIN);
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t t = 1000000000ull + i * 1000000ull;
+		br_event d = tg_io(t, tdev, 0, TG_D_W, (uint64_t)i * (bytes / 512), bytes, 42);
+		br_event c = tg_io(t + 500000, tdev, 0, TG_C_W, (uint64_t)i * (bytes / 512), bytes, 0);
+		tg_append(&b, &d, false);
+		tg_append(&b, &c, false);
+	}
+	const char *trace = rf_path("serial-2m.blktrace");
+	cr_assert_eq(tg_write(&b, trace), 0);
+	tg_free(&b);
+	snprintf(args, sizeof args, "'%s' -d %s --write --closed --report '%s'", trace, dev, rep);
+	for (int run = 0; run < 2; run++) {
+		char *out = NULL;
+		bounded_replay(60, &out, args);
+		cr_assert_eq(rf_json(rep, "['issued']['write']"), N, "%s", out);
+		free(out);
+	}
+}
+
 Test(replay_kernel, regular_file_target)
 {
 	if (geteuid() != 0)
@@ -496,12 +556,18 @@ Test(replay_kernel, capture_matches_trace)
 	cr_assert_eq(next, RF_N, "only %u of the trace's IOs seen on the device", next);
 }
 
-/* IOs the replay's report says the device's queue refused and were sent
- * again ("queue full N IOs refused ..."); 0 when it has no such line. */
+/* IOs the replay's report says it sent to wait through io_uring's workers
+ * ("queue full N IOs refused ...; M IOs sent to wait through io_uring's
+ * workers in all"): the only ones that can reach the device out of order;
+ * 0 when it has no such line. */
 static unsigned refused_in(const char *out)
 {
 	const char *l = strstr(out, "queue full ");
-	return l ? (unsigned)strtoul(l + strlen("queue full "), NULL, 10) : 0;
+	if (!l)
+		return 0;
+	const char *m = strstr(l, "; ");
+	cr_assert_not_null(m, "%s", l);
+	return (unsigned)strtoul(m + 2, NULL, 10);
 }
 
 /* Read IOs of a capture that went to the device after one planned later.
@@ -551,11 +617,12 @@ static unsigned device_inversions(const char *cap, const uint64_t *offs, unsigne
  * (nr_requests, less one request per CPU) on its timing thread, so the
  * device sees them in trace order. What is guaranteed exactly: an IO the
  * device refuses for want of a free request (RWF_NOWAIT gets -EAGAIN; the
- * kernel posts a completion before it frees the request) is sent again and
- * counted, and only such IOs can reach the device out of order. Asking for
- * twice the queue makes refusals likely, and still every inversion is one
- * of them: without RWF_NOWAIT they went to io_uring's racing workers, which
- * nothing counted. */
+ * kernel posts a completion before it frees the request) is sent again to
+ * wait, through io_uring's workers, and counted; so is an IO beyond the
+ * queue (asked for with --max-inflight), sent that way from the start; and
+ * only such IOs can reach the device out of order. Asking for twice the
+ * queue sends many that way, and still every inversion is one of them:
+ * without RWF_NOWAIT, IOs went to io_uring's racing workers uncounted. */
 Test(replay_kernel, order_kept_when_the_queue_is_full)
 {
 	const char *dev = rf_loop(0, 64);
@@ -597,14 +664,45 @@ Test(replay_kernel, order_kept_when_the_queue_is_full)
 	refused = refused_in(out);
 	cr_assert_leq(inversions, refused, "%u IOs issued out of trace order, %u refused by the queue",
 		      inversions, refused);
-	cr_assert_eq(rf_json(rep, "['queue_full']['refused']"), refused, "the JSON report's refusals differ from the text's");
-	cr_assert_leq(rf_json(rep, "['queue_full']['through_workers']"), refused);
+	cr_assert_eq(rf_json(rep, "['queue_full']['through_workers']"), refused, "the JSON report's count differs from the text's");
+	cr_assert_leq(rf_json(rep, "['queue_full']['refused']"), refused);
 	free(out);
 
 	int rc = rf_replay(NULL, &err, "'%s' -d %s -q --no-stall --max-inflight %u", trace, dev, nr + 1);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert(strstr(err, "reach it out of order"), "%s", err);
 	free(err);
+}
+
+/* A bio the block layer refuses before issue (a non-blocking submission
+ * finding the queue full, or one it would have to split) is completed with
+ * an error: in a capture, a Q and a C with an error and no D, which is not
+ * a served IO (issue 25). The sample's 1 MiB-and-more writes are larger
+ * than a loop device takes in one request (max_segments 128 pages); sent
+ * without blocking they were refused 9 times each: 351 refused bios in a
+ * capture of one replay. Sent to wait instead, none. */
+Test(replay_kernel, no_refused_bios_in_capture, .timeout = 300)
+{
+	const char *dev = rf_ram_loop(0, 1024);
+	const char *sample = tu_sample("ext4-fio-rand-1t.blktrace.gz");
+	const char *modes[] = { "", "--closed" };
+	for (size_t m = 0; m < 2; m++) {
+		char *out = NULL, *info = NULL;
+		const char *cap = rf_captured_replay(dev, &out, "'%s' -d %s --write --force %s", sample,
+						     dev, modes[m]);
+		cr_assert(strstr(out, "larger than the device takes at once"), "%s", out);
+		int rc = tu_run_tool(&info, NULL, "blkreel-parse", "--info '%s'", cap);
+		cr_assert_eq(rc, 0);
+		const char *l = strstr(info, "completions: ");
+		unsigned errors = ~0u;
+		cr_assert(l && sscanf(l, "completions: %*u flush, %*u FUA, %u with error", &errors) == 1,
+			  "%s", info);
+		cr_assert_eq(errors, 0, "refused bios in the capture (%s): %s", modes[m], info);
+		cr_assert(strstr(info, "2750 (79.7 MiB)"), "the capture queued other writes than the "
+			  "trace's 2750 (%s): %s", modes[m], info);
+		free(out);
+		free(info);
+	}
 }
 
 /* A loop device over a sparse file on a 1 MiB tmpfs of our own: writes past

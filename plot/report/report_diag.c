@@ -102,8 +102,24 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 			 100 * c->share, c->evidence);
 		fn(arg, REPORT_DIAG_CAUSE, line);
 	}
-	if (!d->ncauses)
+	if (!d->ncauses && d->nunconfirmed)
+		fn(arg, REPORT_DIAG_CAUSE, "no cause is confirmed by one run per side (see below).");
+	else if (!d->ncauses)
 		fn(arg, REPORT_DIAG_CAUSE, "no single cause reaches 5 % of the difference with significance.");
+	if (d->nunconfirmed) {
+		snprintf(line, sizeof line,
+			 "Unconfirmed by one run per side (only a timing shift, within the %.1fx by which the same "
+			 "job captured twice in a row can differ on one host; replaying both stacks in rounds, "
+			 "blkreel-replay --ab, would confirm or refute it):",
+			 BR_DIAG_RERUN_RATIO);
+		fn(arg, REPORT_DIAG_AGAINST_HEAD, line);
+		for (size_t k = 0; k < d->nunconfirmed; k++) {
+			const br_diag_cause *c = &d->unconfirmed[k];
+			snprintf(line, sizeof line, "%s (%s %.2fx, %.0f %% of the difference): %s.", c->cause,
+				 c->factor, c->shift, 100 * c->share, c->evidence);
+			fn(arg, REPORT_DIAG_AGAINST, line);
+		}
+	}
 	if (d->nagainst) {
 		fn(arg, REPORT_DIAG_AGAINST_HEAD, "Against that:");
 		for (size_t k = 0; k < d->nagainst; k++) {

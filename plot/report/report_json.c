@@ -242,6 +242,9 @@ static void cause(br_json *j, const report_ctx *ctx, const br_diag_cause *c)
 	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
 	br_json_kstr(j, "factor", c->factor);
 	br_json_kstr(j, "evidence", c->evidence);
+	br_json_kbool(j, "confirmed", c->confirmed);
+	if (c->shift > 0)
+		br_json_kdouble(j, "shift", c->shift);
 	br_json_end(j);
 }
 
@@ -335,6 +338,12 @@ static void diagnosis(br_json *j, const report_ctx *ctx)
 	for (size_t k = 0; k < d->nagainst; k++)
 		cause(j, ctx, &d->against[k]);
 	br_json_end(j);
+	br_json_key(j, "unconfirmed");
+	br_json_array(j);
+	for (size_t k = 0; k < d->nunconfirmed; k++)
+		cause(j, ctx, &d->unconfirmed[k]);
+	br_json_end(j);
+	br_json_kdouble(j, "rerun_ratio", BR_DIAG_RERUN_RATIO);
 	identity(j, d);
 	latency(j, d);
 	br_json_end(j);

@@ -36,7 +36,9 @@ typedef struct dp_report {
 /* DP_DIFFERENT: side B must come out slower than A (for the amplification
  * pair, whose device MB/s counts the journal's bytes too: more device bytes
  * and a longer run for the same work); DP_SAME: an A/A pair, within
- * DP_SAME_RATIO of each other. What the recipe holds fixed must also have
+ * DP_SAME_RATIO of each other; DP_RERUN: the same job run twice in a
+ * row, taken as it comes (the host's drift between runs is the point).
+ * What the recipe holds fixed must also have
  * held (the device's median service time where only the host side differs,
  * the flushes per write, the depths; see as_built in diagnosis_pairs.c).
  * A capture that does not is an accident of a shared machine, not of the
@@ -45,7 +47,7 @@ typedef struct dp_report {
  * half the captures of aa_buffered_read do not (one side's 64 KiB reads
  * go from 24 to ~100 us partway through the run, with every thread that
  * serves them at SCHED_FIFO; the cause is not known), hence 5. */
-enum dp_kind { DP_DIFFERENT, DP_SAME };
+enum dp_kind { DP_DIFFERENT, DP_SAME, DP_RERUN };
 #define DP_MIN_RATIO 1.2
 #define DP_SAME_RATIO 1.25
 #define DP_CAPTURES 5

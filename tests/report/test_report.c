@@ -401,7 +401,8 @@ Test(report, diagnosis_opens_every_format)
 	snprintf(p, sizeof p, "%s/d.json", tu_dir);
 	expect_json(p, "list(d).index(\"diagnosis\") < list(d).index(\"traces\")", "true");
 	expect_json(p, "[list(c) for c in d[\"diagnosis\"]][0]",
-		    "[\"cause\",\"share\",\"worse\",\"factor\",\"evidence\"]");
+		    "[\"cause\",\"share\",\"worse\",\"factor\",\"evidence\",\"confirmed\",\"shift\"]");
+	expect_json(p, "d[\"diagnosis\"][0][\"confirmed\"]", "true");
 	expect_json(p, "[d[\"diagnosis\"][0][k] for k in (\"cause\", \"worse\", \"factor\")]", "[\"idle\",\"B\",\"U\"]");
 	expect_json(p, "d[\"diagnosis\"][0][\"evidence\"].startswith(\"B\\x27s device was idle \")", "true");
 	snprintf(p, sizeof p, "%s/d.md", tu_dir);

@@ -133,6 +133,69 @@ static void rank(br_diagnosis *d)
 	}
 }
 
+/* A cause resting only on a timing shift: nothing counted differs behind
+ * it (blkreel/diagnosis.h, BR_DIAG_RERUN_RATIO). */
+static bool timed_only(const diag_ctx *c, const br_diag_cause *x, bool latency)
+{
+	if (!strcmp(x->cause, "service_time"))
+		return true;
+	if (!strcmp(x->cause, "idle"))
+		return true;
+	if (!strcmp(x->cause, "flush"))
+		return !c->st_flush;
+	if (!strcmp(x->cause, "scheduler"))
+		return !c->sched;
+	if (!strcmp(x->cause, "merge"))
+		return latency && !c->st_merge; /* in S, merges are counted */
+	return false;
+}
+
+/* How far the cause's factor moved, worse over better: in the throughput
+ * identity its term is its part of ln(X_better/X_worse); in the latency
+ * outcome, the ratio of its phase's mean time per bio. */
+static double shift_of(const diag_ctx *c, const br_diag_cause *x, bool latency)
+{
+	if (!latency)
+		return exp(fabs(x->term));
+	for (int p = 0; p < BR_DP_COUNT; p++) {
+		if (strcmp(x->factor, br_diag_phase_name((enum br_diag_phase)p)))
+			continue;
+		double v[2];
+		for (int k = 0; k < 2; k++)
+			v[k] = c->p[k]->phase_n[p] ? c->p[k]->phase_sum[p] / (double)c->p[k]->phase_n[p] : 0;
+		if (v[0] <= 0 || v[1] <= 0)
+			return v[0] == v[1] ? 1.0 : INFINITY;
+		return v[0] > v[1] ? v[0] / v[1] : v[1] / v[0];
+	}
+	return exp(fabs(x->term));
+}
+
+/* One run per side: timed causes within the host's run-to-run drift move
+ * from the ranking to the unconfirmed list (order by share kept). */
+static void confirm(diag_ctx *c, bool latency)
+{
+	br_diagnosis *d = c->out;
+	for (size_t k = 0; k < d->nagainst; k++) {
+		br_diag_cause *x = &d->against[k];
+		bool timed = timed_only(c, x, latency);
+		x->shift = timed ? shift_of(c, x, latency) : 0;
+		x->confirmed = !timed || x->shift >= BR_DIAG_RERUN_RATIO;
+	}
+	size_t kept = 0;
+	d->nunconfirmed = 0;
+	for (size_t k = 0; k < d->ncauses; k++) {
+		br_diag_cause x = d->causes[k];
+		bool timed = timed_only(c, &x, latency);
+		x.shift = timed ? shift_of(c, &x, latency) : 0;
+		x.confirmed = !timed || x.shift >= BR_DIAG_RERUN_RATIO;
+		if (x.confirmed)
+			d->causes[kept++] = x;
+		else
+			d->unconfirmed[d->nunconfirmed++] = x;
+	}
+	d->ncauses = kept;
+}
+
 int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *label_a,
 		const char *label_b, br_diagnosis *out, br_error *err)
 {
@@ -252,6 +315,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			dx_service_terms(&c, net_sr ? ts + tr : tr, enough && fabs(out->t_factor[3]) >= BR_DIAG_T_MIN);
 		dx_flush_stage(&c);
 		rank(out);
+		confirm(&c, false);
 		return 0;
 	}
 	/* same throughput: is one slower per IO? */
@@ -280,9 +344,10 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			dx_latency_split(&c);
 			dx_latency_terms(&c, true);
 			rank(out);
+			confirm(&c, true);
 			return 0;
 		}
 	}
-	out->ncauses = out->nagainst = 0;
+	out->ncauses = out->nagainst = out->nunconfirmed = 0;
 	return 0;
 }

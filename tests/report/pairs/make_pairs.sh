@@ -42,7 +42,7 @@ IMG_MIB=256
 RT_PRIO=10
 RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
 
-PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read)
+PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read rerun_randread)
 
 log() { printf '[make_pairs] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -192,6 +192,10 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         DIFF="nothing (A/A)"
         WORKLOAD="4 KiB random writes, libaio iodepth 4, O_DIRECT, ${RUN_S} s, RAM-backed loop (on a disk-backed one, the same job captured twice came out 0.6x to 1.7x apart here: the host's disk is shared); $AT_ONCE"
         EXPECT="none: empty diagnosis" ;;
+    rerun_randread)
+        DIFF="nothing: the same job captured twice, one run after the other, as a user would (not at once)"
+        WORKLOAD="4 KiB random reads, libaio iodepth 8, O_DIRECT, ${RUN_S} s, one RAM-backed loop"
+        EXPECT="none confirmed: a timing shift between the runs is listed as unconfirmed at most" ;;
     aa_buffered_read)
         DIFF="nothing (A/A)"
         WORKLOAD="4 KiB sequential buffered reads of the whole device ($BIG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop; $AT_ONCE"
@@ -439,6 +443,11 @@ run_pair() {
         fio_both "$LA" "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
             "${TIMED[@]}"
         capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
+    rerun_randread)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=8 "${TIMED[@]}"
+        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" b "$LA" "${FIO[@]}" ;;
     aa_buffered_read)
         attach ram "$BIG_MIB"; LA=$L
         attach ram "$BIG_MIB"; LB=$L

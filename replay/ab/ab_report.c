@@ -171,6 +171,7 @@ static void cause_json(br_json *j, const br_diag_cause *k)
 	br_json_kstr(j, "factor", k->factor);
 	br_json_kdouble(j, "share", k->share);
 	br_json_kbool(j, "significant", k->significant);
+	br_json_kbool(j, "confirmed", k->confirmed);
 	br_json_kstr(j, "evidence", k->evidence);
 	br_json_end(j);
 }

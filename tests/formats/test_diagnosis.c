@@ -663,6 +663,9 @@ Test(diagnosis, runs_show_a_consistent_15_percent)
 	cr_assert_str_eq(d.outcome, "latency");
 	expect_first(&d, "service_time", "D2C", 1);
 	cr_expect(d.causes[0].significant);
+	/* the runs confirm a 1.15x shift that one pair would leave unconfirmed */
+	cr_expect(d.causes[0].confirmed);
+	cr_expect_eq(d.nunconfirmed, 0);
 	/* one run a side: the same 15 % is not enough */
 	br_diagnosis one;
 	cr_assert_eq(br_diagnose(br_analysis_get(aa[0])->profile, br_analysis_get(bb[0])->profile, "A", "B",

@@ -60,7 +60,9 @@ static const char *ab_trace(void)
 		tg_append(&b, &d, false);
 		tg_append(&b, &c, false);
 	}
-	const char *path = rf_path("ab.blktrace.gz");
+	/* its own buffer: rf_path's few are reused */
+	static char path[512];
+	snprintf(path, sizeof path, "%s", rf_path("ab.blktrace.gz"));
 	cr_assert_eq(tg_write(&b, path), 0);
 	tg_free(&b);
 	return path;
@@ -111,7 +113,12 @@ static int ab_run(char **out, char **err, const char *args)
 /* A string of report.json at a Python path, e.g. "['diagnosis']['causes'][0]['cause']". */
 static char *json_str(const char *report, const char *path)
 {
-	char *out = NULL, *err = NULL;
+	char *out = NULL, *err = NULL, py[256];
+	snprintf(py, sizeof py, "%s", path);
+	for (char *c = py; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	path = py;
 	int rc = tu_runf(&out, NULL, &err,
 			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d%s)' '%s'", path,
 			 report);

@@ -192,7 +192,8 @@ const char *br_diag_phase_name(enum br_diag_phase p);
  * host drifting between runs). Counts and times add up; the runs are taken
  * as independent (no autocovariance between them); a timed difference then
  * needs BR_DIAG_RUNS_MIN_RATIO instead of one capture per side's 1.25x
- * beside its t. 1 <= n <= BR_DIAG_SLICES. 0 or BR_EINVAL. */
+ * beside its t, and is confirmed by the runs (no BR_DIAG_RERUN_RATIO).
+ * 1 <= n <= BR_DIAG_SLICES. 0 or BR_EINVAL. */
 #define BR_DIAG_RUNS_MIN_RATIO 1.10
 int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_profile *out, br_error *err);
 

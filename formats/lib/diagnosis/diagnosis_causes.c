@@ -175,11 +175,14 @@ static double shift_of(const diag_ctx *c, const br_diag_cause *x, bool latency)
 static void confirm(diag_ctx *c, bool latency)
 {
 	br_diagnosis *d = c->out;
+	/* repeated runs on each side (br_diag_pool_runs): their own spread
+	 * already judged the shift, so every significant cause stands */
+	bool runs = c->p[0]->runs && c->p[1]->runs;
 	for (size_t k = 0; k < d->nagainst; k++) {
 		br_diag_cause *x = &d->against[k];
 		bool timed = timed_only(c, x, latency);
 		x->shift = timed ? shift_of(c, x, latency) : 0;
-		x->confirmed = !timed || x->shift >= BR_DIAG_RERUN_RATIO;
+		x->confirmed = runs || !timed || x->shift >= BR_DIAG_RERUN_RATIO;
 	}
 	size_t kept = 0;
 	d->nunconfirmed = 0;
@@ -187,7 +190,7 @@ static void confirm(diag_ctx *c, bool latency)
 		br_diag_cause x = d->causes[k];
 		bool timed = timed_only(c, &x, latency);
 		x.shift = timed ? shift_of(c, &x, latency) : 0;
-		x.confirmed = !timed || x.shift >= BR_DIAG_RERUN_RATIO;
+		x.confirmed = runs || !timed || x.shift >= BR_DIAG_RERUN_RATIO;
 		if (x.confirmed)
 			d->causes[kept++] = x;
 		else

@@ -64,7 +64,7 @@ static const char usage_text[] =
 "                         the options above, capturing its block layer in this\n"
 "                         process (root); -o DIR (new or empty) gets each round's\n"
 "                         roundK-LABEL.blktrace.gz and .replay.json (fidelity),\n"
-"                         then report.txt and report.json: the diagnosis of A\n"
+"                         then report.txt, .md and .json: the diagnosis of A\n"
 "                         against B with the rounds as the unit of variance\n"
 "  -l, --label=NAME       name of A, then (again) of B (default A and B)\n"
 "      --rounds=N         rounds a side, 2..16 (default 3)\n"

@@ -1,7 +1,7 @@
 /* ab_report.c — the A/B run's report: the diagnosis first (A against B,
  * the rounds as the unit of variance), the detection floor, each metric's
- * rounds, each run's replay fidelity and capture. Text and JSON from the
- * same numbers; each file goes to DIR/.NAME.tmp and is renamed into place,
+ * rounds, each run's replay fidelity and capture. Text, Markdown and JSON
+ * from the same numbers; each file goes to DIR/.NAME.tmp and is renamed into place,
  * so a report there is always whole. */
 #include "ab_types.h"
 
@@ -136,9 +136,13 @@ static void runs_text(FILE *f, const ab_ctx *c)
 			over += c->runs[i].cap_start_s + c->runs[i].cap_stop_s;
 			n++;
 		}
+	double start = 0;
+	for (size_t i = 0; i < c->nruns; i++)
+		if (c->runs[i].done)
+			start += c->runs[i].cap_start_s;
 	if (n)
-		fprintf(f, "  starting and stopping each capture (the file finished) took %.2f s a run on average.\n",
-			over / (double)n);
+		fprintf(f, "  each capture took %.2f s to start and %.2f s to stop and finish its file, on average.\n",
+			start / (double)n, (over - start) / (double)n);
 }
 
 static void order_text(FILE *f, const ab_ctx *c)
@@ -159,6 +163,50 @@ static int text(FILE *f, const ab_ctx *c)
 	floor_text(f, c);
 	metrics_text(f, c);
 	runs_text(f, c);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- Markdown: the same, as a document ---- */
+
+static int markdown(FILE *f, const ab_ctx *c)
+{
+	fprintf(f, "# %s against %s: %s replayed in rounds\n\n", lab(c, 0), lab(c, 1), c->o->inputs[0]);
+	fprintf(f, "A = %s (`%s`), B = %s (`%s`); %u rounds a side, run in the order ", lab(c, 0), c->dev[0],
+		lab(c, 1), c->dev[1], c->rounds);
+	order_text(f, c);
+	fputs("; each round is one sample.\n\n## Diagnosis\n\n", f);
+	diag_text(f, c);
+	floor_text(f, c);
+	fprintf(f, "\n## Per metric\n\n| metric | %s | %s | B/A | t | df | floor | rounds A | rounds B |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+		lab(c, 0), lab(c, 1));
+	for (int m = 0; m < AB_M_COUNT; m++) {
+		const ab_metric *mt = &c->m[m];
+		if (!mt->present)
+			continue;
+		fprintf(f, "| %s%s%s%s | %.4g | %.4g | %.3f | %.1f | %.1f | %.1f %% |", mt->name, *mt->unit ? " (" : "",
+			mt->unit, *mt->unit ? ")" : "", mt->mean[0] / mt->scale, mt->mean[1] / mt->scale, mt->ratio,
+			mt->t, mt->df, 100 * mt->floor);
+		for (int s = 0; s < 2; s++) {
+			fputc(' ', f);
+			for (size_t i = 0; i < mt->n[s]; i++)
+				fprintf(f, "%s%.4g", i ? ", " : "", mt->v[s][i] / mt->scale);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+	}
+	fputs("\n## Runs\n\n| run | round | side | drift | issue error p50 | p99 | IOPS | failed | events "
+	      "| lost | trace |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n", f);
+	for (size_t i = 0; i < c->nruns; i++) {
+		const ab_run_rec *r = &c->runs[i];
+		if (!r->done)
+			continue;
+		const char *base = strrchr(r->trace, '/');
+		fprintf(f, "| %zu | %u | %s | %.2f %% | %.1f us | %.1f us | %.0f | %llu | %llu | %llu | `%s` |\n", i + 1,
+			r->round, lab(c, (size_t)r->side), r->fid.drift_pct, (double)r->fid.err_p50 / 1e3,
+			(double)r->fid.err_p99 / 1e3, r->fid.iops, (unsigned long long)r->fid.failed,
+			(unsigned long long)r->cap.events, (unsigned long long)r->cap.lost, base ? base + 1 : r->trace);
+	}
 	return ferror(f) ? -1 : 0;
 }
 
@@ -296,7 +344,9 @@ static int json(FILE *f, const ab_ctx *c, const char *path, br_error *err)
 }
 
 /* Write one file whole or not at all: DIR/.NAME.tmp, then rename. */
-static int atomic_write(const ab_ctx *c, const char *name, bool is_json, br_error *err)
+enum { AB_TEXT, AB_MD, AB_JSON };
+
+static int atomic_write(const ab_ctx *c, const char *name, int kind, br_error *err)
 {
 	char tmp[1100], final[1100];
 	snprintf(tmp, sizeof tmp, "%.1000s/.%s.tmp", c->dir, name);
@@ -304,8 +354,8 @@ static int atomic_write(const ab_ctx *c, const char *name, bool is_json, br_erro
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return br_error_set(err, BR_ESYS, errno, tmp, -1, "cannot create");
-	int rc = is_json ? json(f, c, tmp, err) : text(f, c);
-	if (!is_json && rc)
+	int rc = kind == AB_JSON ? json(f, c, tmp, err) : kind == AB_MD ? markdown(f, c) : text(f, c);
+	if (kind != AB_JSON && rc)
 		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
 	if (fflush(f) || fsync(fileno(f)))
 		rc = rc ? rc : br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
@@ -320,8 +370,10 @@ static int atomic_write(const ab_ctx *c, const char *name, bool is_json, br_erro
 
 int ab_report_write(const ab_ctx *c, br_error *err)
 {
-	int rc = atomic_write(c, "report.json", true, err);
+	int rc = atomic_write(c, "report.json", AB_JSON, err);
 	if (!rc)
-		rc = atomic_write(c, "report.txt", false, err);
+		rc = atomic_write(c, "report.md", AB_MD, err);
+	if (!rc)
+		rc = atomic_write(c, "report.txt", AB_TEXT, err);
 	return rc;
 }

@@ -69,7 +69,7 @@ int ab_stats_load(ab_ctx *c, br_error *err);
 /* Pool each side, diagnose A against B, the per-metric table. */
 int ab_stats_compare(ab_ctx *c, br_error *err);
 
-/* DIR/report.txt and DIR/report.json, each written to a temporary file
+/* DIR/report.txt, report.md and report.json, each written to a temporary file
  * and renamed into place. 0 or a br_code. */
 int ab_report_write(const ab_ctx *c, br_error *err);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pattern.h"
 #include "safety.h"
 
 int setup_targets(run_ctx *c, br_error *err)
@@ -61,11 +62,21 @@ int setup_buffers(run_ctx *c, br_error *err)
 	s->free_slots = calloc(s->depth, sizeof *s->free_slots);
 	if (!s->ios || !s->free_slots)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
-	memset(c->bufmem, 0, len * s->depth);
+	/* with writes, every buffer gets the pattern's filler now, before the
+	 * clock starts: done on the timing thread at a slot's first write, it
+	 * cost 80 us per 512 KiB (measured), on the schedule of the IOs due */
+	bool fill = c->o->write;
+	if (!fill)
+		memset(c->bufmem, 0, len * s->depth);
 	for (unsigned i = 0; i < s->depth; i++) {
 		s->ios[i].slot = i;
 		s->ios[i].buf = (char *)c->bufmem + (size_t)i * len;
 		s->free_slots[i] = s->depth - 1 - i;
+		if (fill) {
+			memset(s->ios[i].buf, 0, len);
+			pattern_init_buffer(s->ios[i].buf, len);
+			s->ios[i].clean_len = (uint32_t)len;
+		}
 	}
 	s->nfree = s->depth;
 	return 0;

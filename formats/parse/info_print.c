@@ -154,6 +154,10 @@ static void print_requests(FILE *out, const br_summary *s, const br_stats_totals
 	fprintf(out, "requests: %" PRIu64 " issued (D), %" PRIu64 " bytes; %" PRIu64
 		" completed, %" PRIu64 " never completed\n",
 		ios, bytes, st->d2c.count, st->never_completed);
+	if (st->refused_bios)
+		fprintf(out, "    refused before issue: %" PRIu64 " bios, %" PRIu64 " bytes (queued, then "
+			"completed with an error, never issued: not served IOs, not in the counts "
+			"below)\n", st->refused_bios, st->refused_bytes);
 	if (st->d2c.count)
 		fprintf(out, "    D2C: mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 			br_hist_mean(&st->d2c) / 1e3, (double)br_hist_quantile(&st->d2c, 0.5) / 1e3,

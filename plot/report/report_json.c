@@ -111,6 +111,8 @@ static void pairing(br_json *j, const br_stats_totals *t)
 	br_json_kuint(j, "late_completions", t->late_completions);
 	br_json_kuint(j, "orphan_completions", t->orphan_completions);
 	br_json_kuint(j, "orphan_issues", t->orphan_issues);
+	br_json_kuint(j, "refused_bios", t->refused_bios);
+	br_json_kuint(j, "refused_bytes", t->refused_bytes);
 	br_json_end(j);
 }
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blkreel/units.h"
+
 static const char *const sdir_names[BR_SDIR_COUNT] = { "reads", "writes", "other" };
 
 static void summary(FILE *f, const report_data *d)
@@ -52,6 +54,12 @@ static void summary(FILE *f, const report_data *d)
 	if (r->empty_completions)
 		fprintf(f, " (and %llu empty end-of-bio records)", (unsigned long long)r->empty_completions);
 	fputc('\n', f);
+	if (t->refused_bios)
+		fprintf(f, "  refused       %llu bios (%s) refused before issue: queued, then completed "
+			   "with an error and never issued (a non-blocking submission that found the "
+			   "queue full or needed a split); not served IOs, left out of the bytes, the "
+			   "rates and the diagnosis\n",
+			(unsigned long long)t->refused_bios, br_format_bytes(t->refused_bytes, b1, sizeof b1));
 	if (t->lost_ios)
 		fprintf(f, "  lost          %llu IOs issued with no completion (%llu of them completed late): "
 			   "left out of queue depth, idle and busy time, and the diagnosis, which would "

@@ -115,6 +115,8 @@ typedef struct br_diag_profile {
 	uint64_t kern_n, kern_bytes;  /* data requests paired D→C whose first bio a kernel thread queued */
 	uint64_t merges, splits, requeues;
 	uint64_t lost_ios;            /* issued, never completed: not counted in flight */
+	uint64_t refused_bios, refused_bytes; /* refused before issue (Q, C with an error, no
+	                                 D; br_stats_totals): not served, not queued work */
 	uint32_t devices;
 	br_diag_class cls[BR_DIAG_CLASSES];
 	double phase_sum[BR_DP_COUNT];/* per bio, as btt weighs them */

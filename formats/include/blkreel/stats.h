@@ -46,6 +46,14 @@
  *    to the end, a fake queue. Lost IOs are never in flight (depth, busy
  *    time, the series); the accounting runs behind the events by the
  *    limit, so memory holds what is issued within it.
+ *  - Refused bios: a C with an error and data that ends a request never
+ *    issued (no D) is a bio the block layer refused before issue (a
+ *    non-blocking submission finding the queue full or needing a split;
+ *    the submitter usually sends it again, a new Q). It is counted in
+ *    refused_bios/refused_bytes and nowhere else among the completions:
+ *    not in the C bytes and IOs (throughput), not in Q2C, not in completed,
+ *    not in queued. Its Q stays counted among the Q events (kind_ios and
+ *    the Q series: what the trace holds).
  *  - Rates in a bucket are divided by the part of the bucket the trace
  *    covers, and a last bucket the trace covers only partly is folded into
  *    the one before it: no inflated last partial bucket. */
@@ -158,6 +166,8 @@ typedef struct br_stats_totals {
 	/* empty C matching no open flush or empty bio: the end record of a
 	 * bio whose request completed before (see Flushes above) */
 	uint64_t empty_completions;
+	/* bios refused before issue (see "Refused bios" above) */
+	uint64_t refused_bios, refused_bytes;
 } br_stats_totals;
 
 /* One bucket of a series; times relative to the origin. */

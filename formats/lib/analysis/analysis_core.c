@@ -39,7 +39,8 @@ int br_analysis_new(br_analysis **out, const br_analysis_opts *opts, br_error *e
 		free(a);
 		return rc;
 	}
-	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .complete = an_life_complete });
+	stats_set_hooks(a->stats, &(stats_hooks){ .arg = a, .complete = an_life_complete,
+						.refused = an_life_refused });
 	diag_init(&a->diag);
 	for (int p = 0; p < BR_PHASE_COUNT; p++)
 		br_hist_clear(&a->phase[p]);
@@ -118,6 +119,9 @@ int br_analysis_add(br_analysis *a, const br_event *ev, br_error *err)
 	int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C
 		 : code == __BLK_TA_ISSUE    ? BR_KIND_D
 		 : code == __BLK_TA_QUEUE    ? BR_KIND_Q : -1;
+	/* a bio refused before issue completed nothing (blkreel/stats.h) */
+	if (kind == BR_KIND_C && ev->error && stats_is_refused(a->stats, ev))
+		kind = -1;
 	if (kind >= 0 && ev->bytes) {
 		an_group *d = an_group_get(&a->devs, ev->device);
 		an_group *p = an_group_get(&a->procs, ev->pid);

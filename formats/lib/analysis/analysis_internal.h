@@ -66,6 +66,8 @@ struct br_analysis {
 /* Phases of a request the shared pairing completed (analysis_life.c), a
  * stats_hooks.complete. 0, BR_ENOMEM or on_bio's code. */
 int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
+/* A bio refused before issue, a stats_hooks.refused: out of the diagnosis' work. */
+void an_life_refused(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 /* Ranges (analysis_ranges.c). 0 or BR_ENOMEM. */
 int an_range_add(br_analysis *a, const br_event *ev, int kind);
 int an_ranges_finish(br_analysis *a, int kind);

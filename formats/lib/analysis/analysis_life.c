@@ -80,6 +80,12 @@ static int record_completion(br_analysis *a, const pair_table *t, uint32_t i, ui
 	return 0;
 }
 
+void an_life_refused(void *arg, const pair_table *t, uint32_t i, const br_event *ev)
+{
+	br_analysis *a = arg;
+	diag_refused(&a->diag, t, i, ev);
+}
+
 int an_life_complete(void *arg, const pair_table *t, uint32_t i, const br_event *ev)
 {
 	br_analysis *a = arg;

@@ -63,6 +63,14 @@ static void fairness(diag_ctx *c)
 		     dx_pct(app[1], (double)w->x_bytes), dx_pct(app[0], (double)b->x_bytes));
 	}
 	for (int k = 0; k < 2; k++)
+		if (c->p[k]->refused_bios)
+			dx_note(d, "%s: %lu bios (%.1f MiB) were refused before issue (queued, then "
+				"completed with an error and never issued: a non-blocking submission that "
+				"found the queue full or needed a split); they are left out of the bytes "
+				"served, the work queued and U, N_busy, S and R",
+			     c->lab[k], (unsigned long)c->p[k]->refused_bios,
+			     (double)c->p[k]->refused_bytes / 1048576.0);
+	for (int k = 0; k < 2; k++)
 		if (c->p[k]->lost_ios)
 			dx_note(d, "%s: %lu IOs were issued and never completed (trace cut short, events "
 				"lost, or a partial per-CPU set); they are not counted in flight, busy or "

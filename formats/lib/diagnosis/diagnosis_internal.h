@@ -56,6 +56,9 @@ void diag_issued(diag_acc *d, br_stats *s, const br_event *ev);
 /* A request completes (called from the completion hook). */
 void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t i,
 		   const br_event *ev);
+/* A bio refused before issue (stats_hooks.refused): its Q is taken back
+ * out of what was queued. */
+void diag_refused(diag_acc *d, const pair_table *t, uint32_t i, const br_event *ev);
 /* Fill the profile's derived parts. phases: the analysis' phase histograms. */
 void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase);
 

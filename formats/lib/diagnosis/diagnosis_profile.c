@@ -262,6 +262,24 @@ static unsigned size_class(uint64_t bytes)
 	return bytes <= 4096 ? 0 : bytes <= 16384 ? 1 : bytes <= 65536 ? 2 : bytes <= 262144 ? 3 : 4;
 }
 
+void diag_refused(diag_acc *d, const pair_table *t, uint32_t i, const br_event *ev)
+{
+	const pair_req *r = &t->r[i];
+	uint64_t bytes = ev->bytes;
+	if (d->p.q_bios)
+		d->p.q_bios--;
+	d->p.q_bytes -= bytes < d->p.q_bytes ? bytes : d->p.q_bytes;
+	size_t slot = queued_slot(r->dev, r->start);
+	bool kernel = d->queued_by[slot].used && d->queued_by[slot].kernel &&
+		      d->queued_by[slot].sector == r->start && d->queued_by[slot].dev == r->dev;
+	if (kernel) {
+		d->p.q_bytes_kernel -= bytes < d->p.q_bytes_kernel ? bytes : d->p.q_bytes_kernel;
+	} else if (r->flags & RQ_Q) {
+		br_diag_slice *sl = &d->fine[slice_at(d, r->q)];
+		sl->app = sl->app > (double)bytes ? sl->app - (double)bytes : 0;
+	}
+}
+
 void diag_complete(diag_acc *d, const br_stats *s, const pair_table *t, uint32_t i,
 		   const br_event *ev)
 {
@@ -337,6 +355,8 @@ void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase)
 	d->gap_host_ns = 0;
 	p->span_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
 	p->lost_ios = t->lost_ios;
+	p->refused_bios = t->refused_bios;
+	p->refused_bytes = t->refused_bytes;
 	p->devices = (uint32_t)t->ndevices;
 	p->x_bytes = t->bytes[0] + t->bytes[1] + t->bytes[2];
 	/* per bio, as btt weighs them: the phases a bio's Q2C is made of */

@@ -90,6 +90,9 @@ int br_stats_add(br_stats *s, const br_event *ev, br_error *err)
 	int kind = code == __BLK_TA_COMPLETE ? BR_KIND_C
 		 : code == __BLK_TA_ISSUE    ? BR_KIND_D
 		 : code == __BLK_TA_QUEUE    ? BR_KIND_Q : -1;
+	/* a bio refused before issue moved no data: not counted as completed */
+	if (kind == BR_KIND_C && ev->error && stats_is_refused(s, ev))
+		kind = -1;
 	if (kind >= 0 && ev->bytes) {
 		size_t k = stats_bucket_at(s, STATS_HIT_NOW, ev->time);
 		dev_state *d = dev_get(s, ev->device);

@@ -87,7 +87,16 @@ void pair_bio_move(pair_table *t, uint32_t from, uint32_t to);
 typedef struct stats_hooks {
 	void *arg;
 	int (*complete)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
+	/* optional: request i was refused before issue (see "Refused bios" in
+	 * blkreel/stats.h): complete is not called for it */
+	void (*refused)(void *arg, const pair_table *t, uint32_t i, const br_event *ev);
 } stats_hooks;
+
+/* The open request a C with data at ev's sector ends (PAIR_NIL: none); the
+ * one rule on_complete and the byte counts of br_stats_add share. */
+uint32_t stats_data_target(const pair_table *t, const br_event *ev);
+/* ev is a C that ends a request refused before issue. */
+bool stats_is_refused(const br_stats *s, const br_event *ev);
 /* Call before the first event. A consumer with hooks reads the engine's
  * state as it goes (the diagnosis: requests still waiting, stale_pending),
  * so this also turns on the queue log, which nothing else needs: without

@@ -54,6 +54,24 @@ static uint32_t empty_target(const pair_table *t, const br_event *ev)
 	return i != PAIR_NIL ? i : pair_find_empty_oldest(t, dev, sec, RQ_D, 0);
 }
 
+uint32_t stats_data_target(const pair_table *t, const br_event *ev)
+{
+	uint32_t i = pair_find_start(t, ev->device, ev->sector, RQ_D, RQ_D, PAIR_NIL);
+	return i != PAIR_NIL ? i : pair_find_start(t, ev->device, ev->sector, 0, 0, PAIR_NIL);
+}
+
+/* A bio the block layer completed with an error before it was ever issued:
+ * a non-blocking submission (RWF_NOWAIT, io_uring's first try) that found
+ * no free request, or that would have needed a split; the submitter may
+ * send it again, which the trace then holds as another Q. */
+bool stats_is_refused(const br_stats *s, const br_event *ev)
+{
+	if (!ev->error || !ev->bytes || br_event_code(ev) != __BLK_TA_COMPLETE)
+		return false;
+	uint32_t i = stats_data_target(&s->pt, ev);
+	return i != PAIR_NIL && !(s->pt.r[i].flags & RQ_D);
+}
+
 static int on_complete(br_stats *s, const br_event *ev)
 {
 	pair_table *t = &s->pt;
@@ -71,9 +89,7 @@ static int on_complete(br_stats *s, const br_event *ev)
 			return 0;
 		}
 	} else {
-		i = pair_find_start(t, dev, sec, RQ_D, RQ_D, PAIR_NIL);
-		if (i == PAIR_NIL)
-			i = pair_find_start(t, dev, sec, 0, 0, PAIR_NIL);
+		i = stats_data_target(t, ev);
 		if (i == PAIR_NIL) {
 			s->t.orphan_completions++;
 			return 0;
@@ -85,6 +101,18 @@ static int on_complete(br_stats *s, const br_event *ev)
 		return 0;
 	}
 	bool has_d = r->flags & RQ_D, has_q = r->flags & RQ_Q;
+	if (len && ev->error && !has_d) {
+		/* refused before issue: not a served IO, no latency */
+		s->t.completed--;
+		s->t.queued--; /* counted at its Q, before anyone knew */
+		s->t.refused_bios++;
+		s->t.refused_bytes += ev->bytes;
+		if (s->hooks.refused)
+			s->hooks.refused(s->hooks.arg, t, i, ev);
+		stats_queue_done(s, i);
+		pair_free(t, i);
+		return 0;
+	}
 	uint64_t c = ev->time;
 	uint64_t d2c = has_d ? delta(c, r->d) : 0;
 	/* Q2C per request from the earliest Q it holds (its own bio's, a

@@ -36,7 +36,9 @@ static const char dp_flatten_py[] =
 	"          clean(x['factor']), clean(x['evidence'])))\n"
 	"for x in d.get('diagnosis_detail', {}).get('unconfirmed', []):\n"
 	"    if x.get('confirmed') is not False:\n"
-	"        raise SystemExit('an unconfirmed cause says confirmed: %r' % (x,))\n";
+	"        raise SystemExit('an unconfirmed cause says confirmed: %r' % (x,))\n"
+	"    print('unconfirmed\\t%s\\t%r\\t%s\\t%s\\t%s\\t%r' % (clean(x['cause']), float(x['share']), clean(x['worse']),\n"
+	"          clean(x['factor']), clean(x['evidence']), float(x['shift'])))\n";
 
 /* Next tab-separated field of *line into dst (truncated to size). */
 static void next_field(char **line, char *dst, size_t size)
@@ -61,7 +63,7 @@ bool dp_read_report(const char *json_path, dp_report *r, char *why, size_t size)
 		snprintf(why, size, "%s is not the JSON expected (python3 exit %d): %.400s", json_path, rc, err);
 	int traces = 0;
 	r->has_diagnosis = false;
-	r->n = 0;
+	r->n = r->nu = 0;
 	for (char *line = ok ? strtok(out, "\n") : NULL; line; line = strtok(NULL, "\n")) {
 		char kind[16], field[64];
 		char *p = line;
@@ -84,14 +86,17 @@ bool dp_read_report(const char *json_path, dp_report *r, char *why, size_t size)
 			traces++;
 		} else if (strcmp(kind, "diagnosis") == 0) {
 			r->has_diagnosis = strcmp(p ? p : "", "1") == 0;
-		} else if (strcmp(kind, "cause") == 0 && r->n < DP_MAX_CAUSES) {
-			dp_cause *c = &r->c[r->n++];
+		} else if ((strcmp(kind, "cause") == 0 && r->n < DP_MAX_CAUSES) ||
+			   (strcmp(kind, "unconfirmed") == 0 && r->nu < DP_MAX_CAUSES)) {
+			dp_cause *c = kind[0] == 'c' ? &r->c[r->n++] : &r->u[r->nu++];
 			next_field(&p, c->cause, sizeof c->cause);
 			next_field(&p, field, sizeof field);
 			c->share = strtod(field, NULL);
 			next_field(&p, c->worse, sizeof c->worse);
 			next_field(&p, c->factor, sizeof c->factor);
 			next_field(&p, c->evidence, sizeof c->evidence);
+			next_field(&p, field, sizeof field);
+			c->shift = strtod(field, NULL);
 		}
 	}
 	if (ok && traces != 2) {
@@ -111,6 +116,10 @@ void dp_describe(const dp_report *r, char *buf, size_t size)
 	for (int i = 0; i < r->n && used < size; i++)
 		used += (size_t)snprintf(buf + used, size - used, "  %d. %s %.3f worse=%s factor=%s: %s\n", i + 1,
 					 r->c[i].cause, r->c[i].share, r->c[i].worse, r->c[i].factor, r->c[i].evidence);
+	for (int i = 0; i < r->nu && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "  unconfirmed: %s %.3f worse=%s factor=%s %.2fx: %s\n",
+					 r->u[i].cause, r->u[i].share, r->u[i].worse, r->u[i].factor, r->u[i].shift,
+					 r->u[i].evidence);
 }
 
 void dp_assert_well_formed(const char *pair, const dp_report *r, double min_share)

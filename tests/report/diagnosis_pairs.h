@@ -17,12 +17,15 @@ typedef struct dp_cause {
 	char worse[64];
 	char factor[40];
 	char evidence[600];
+	double shift;         /* an unconfirmed cause: its factor's ratio */
 } dp_cause;
 
 typedef struct dp_report {
 	bool has_diagnosis;   /* a top-level "diagnosis" array was there */
 	int n;                /* its elements, in the report's order */
 	dp_cause c[DP_MAX_CAUSES];
+	int nu;               /* unconfirmed causes (diagnosis_detail.unconfirmed) */
+	dp_cause u[DP_MAX_CAUSES];
 	double mbps[2];       /* traces[0] (a), traces[1] (b) */
 	double bytes[2];      /* device bytes moved, all directions */
 	double run_s[2];      /* each trace's span */

@@ -694,6 +694,17 @@ Test(diagnosis, runs_pool_adds_up_one_slice_a_run)
 	cr_expect_float_eq(pool.area, area, 1e-3);
 	cr_expect_eq(pool.nslices, 3);
 	cr_expect(pool.runs);
+	/* every count of the profile is the runs' sum: one field a run, marked */
+	const br_diag_profile *marked[2];
+	br_diag_profile m1 = *br_analysis_get(an[0])->profile, m2 = m1;
+	m1.refused_bios = 3, m2.refused_bios = 4, m1.lost_ios = 1, m2.lost_ios = 2;
+	marked[0] = &m1, marked[1] = &m2;
+	br_diag_profile mp;
+	br_error e2;
+	cr_assert_eq(br_diag_pool_runs(marked, 2, &mp, &e2), 0);
+	cr_expect_eq(mp.refused_bios, 7);
+	cr_expect_eq(mp.lost_ios, 3);
+	cr_expect_eq(mp.merges, 2 * m1.merges);
 	br_diag_factors f;
 	br_diag_factors_of(&pool, &f);
 	cr_expect_float_eq(f.s, 4096.0, 1e-9);

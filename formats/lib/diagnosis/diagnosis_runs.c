@@ -66,6 +66,8 @@ int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_prof
 		out->splits += p->splits;
 		out->requeues += p->requeues;
 		out->lost_ios += p->lost_ios;
+		out->refused_bios += p->refused_bios;
+		out->refused_bytes += p->refused_bytes;
 		if (p->devices > out->devices)
 			out->devices = p->devices;
 		for (size_t k = 0; k < BR_DIAG_CLASSES; k++) {

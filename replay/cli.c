@@ -15,7 +15,7 @@
 enum {
 	OPT_MAP = TOOL_KEY_LONG, OPT_FORCE, OPT_OFFSET, OPT_WRAP, OPT_SCALE, OPT_BUFFERED, OPT_SOURCE,
 	OPT_SPEED, OPT_NO_STALL, OPT_MAX_INFLIGHT, OPT_CLOSED, OPT_SPIN, OPT_ENGINE, OPT_THREADS,
-	OPT_STOP_ON_ERROR, OPT_REPORT, OPT_NO_PROGRESS,
+	OPT_STOP_ON_ERROR, OPT_REPORT, OPT_NO_PROGRESS, OPT_AB, OPT_ROUNDS,
 };
 
 static const tool_opt options[] = {
@@ -58,6 +58,15 @@ static const tool_opt options[] = {
 	{ OPT_REPORT, "report", "FILE", "write the fidelity report as JSON" },
 	{ 'q', "quiet", NULL, "no text report on standard output" },
 	TOOL_OPT_NO_PROGRESS(OPT_NO_PROGRESS),
+	{ 0, NULL, NULL, "A/B (the same IOs against two stacks, in rounds, then why one is faster):" },
+	{ OPT_AB, "ab", "DEV_A DEV_B", "replay in rounds A B, B A, A B... onto each target with\n"
+				       "the options above, capturing its block layer in this\n"
+				       "process (root); -o DIR (new or empty) gets each round's\n"
+				       "roundK-LABEL.blktrace.gz and .replay.json (fidelity),\n"
+				       "then report.txt, .md and .json: the diagnosis of A\n"
+				       "against B with the rounds as the unit of variance" },
+	{ 'l', "label", "NAME", "name of A, then (again) of B (default A and B)" },
+	{ OPT_ROUNDS, "rounds", "N", "rounds a side, 2..16 (default 3)" },
 	TOOL_OPTS_END,
 };
 
@@ -80,6 +89,8 @@ static const tool_desc desc = {
 		"  blkreel-replay prod.blktrace.gz -d /dev/loop3 --write --speed 2 \\\n"
 		"      -o replayed.blktrace.gz --report r.json\n"
 		"  blkreel-replay big.blktrace.gz -d test.img --wrap --no-stall\n"
+		"  blkreel-replay prod.blktrace.gz --ab /dev/loop3 /dev/loop4 -l linear -l thin \\\n"
+		"      --rounds 3 -o ab/\n"
 		"\n"
 		"Exit status: 0 replayed, every IO succeeded; 1 runtime failure (refused\n"
 		"target, unreadable trace, failed IOs); 2 usage error.\n",
@@ -103,6 +114,27 @@ static tool_exit add_map(replay_opts *o, const char *arg, bool any)
 	}
 	o->maps = maps;
 	o->maps[o->nmaps++] = m;
+	return TOOL_EXIT_OK;
+}
+
+static tool_exit check_ab(replay_opts *o)
+{
+	if (o->nmaps || o->report)
+		return tool_usage(PROG, "%s", "--ab names the targets: no -d, --map or --report beside it");
+	if (!o->output)
+		return tool_usage(PROG, "%s", "--ab needs -o DIR, the folder for the rounds and the report");
+	if (o->nlabels == 1)
+		return tool_usage(PROG, "%s", "--ab: give -l twice (A, then B) or not at all");
+	if (o->nlabels == 2 && strcmp(o->labels[0], o->labels[1]) == 0)
+		return tool_usage(PROG, "%s", "--ab: the two labels must differ");
+	if (o->no_stall && o->closed)
+		return tool_usage(PROG, "%s", "--no-stall and --closed do not go together");
+	if (!o->nlabels) {
+		o->labels[0] = "A";
+		o->labels[1] = "B";
+	}
+	if (!o->rounds)
+		o->rounds = 3;
 	return TOOL_EXIT_OK;
 }
 
@@ -179,6 +211,27 @@ tool_exit cli_read(int argc, char **argv, replay_opts *o, bool *run)
 		case OPT_REPORT: o->report = optarg; break;
 		case 'q': o->quiet = true; break;
 		case OPT_NO_PROGRESS: o->progress = false; break;
+		case OPT_AB:
+			/* two targets: the second is the next word */
+			if (optind >= argc || argv[optind][0] == '-')
+				return tool_usage(PROG, "%s", "--ab takes two targets: --ab DEV_A DEV_B");
+			o->ab[0] = optarg;
+			o->ab[1] = argv[optind++];
+			break;
+		case 'l':
+			if (o->nlabels == 2)
+				return tool_usage(PROG, "%s", "-l: one label for A, one for B");
+			if (!*optarg || strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
+					     strlen(optarg) || strlen(optarg) > 32)
+				return tool_usage(PROG, "-l: '%s' is not a label (letters, digits, . _ + -; "
+						  "up to 32: it names files)", optarg);
+			o->labels[o->nlabels++] = optarg;
+			break;
+		case OPT_ROUNDS:
+			if ((rc = tool_arg_count(PROG, "--rounds", optarg, 2, 16, &v)))
+				return rc;
+			o->rounds = (unsigned)v;
+			break;
 		}
 	}
 	if (c == TOOL_ARGS_STOP)
@@ -194,6 +247,13 @@ tool_exit cli_read(int argc, char **argv, replay_opts *o, bool *run)
 	}
 	if (o->ninputs == 0)
 		return tool_usage(PROG, "%s", "no trace given");
+	if (o->ab[0]) {
+		rc = check_ab(o);
+		*run = rc == TOOL_EXIT_OK;
+		return rc;
+	}
+	if (o->nlabels || o->rounds)
+		return tool_usage(PROG, "%s", "-l and --rounds go with --ab");
 	if (o->nmaps == 0)
 		return tool_usage(PROG, "%s", "no target: give -d PATH or --map MAJ,MIN=PATH");
 	size_t any = 0;

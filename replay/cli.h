@@ -30,6 +30,10 @@ typedef struct replay_opts {
 	uint64_t spin_ns;
 	const char *output;       /* -o */
 	const char *report;       /* --report */
+	/* --ab A B: rounds onto two targets, each captured (ab/); -o is then a folder */
+	const char *ab[2];
+	const char *labels[2];    /* -l, twice */
+	unsigned nlabels, rounds;
 } replay_opts;
 
 /* Fills o and sets *run when the tool is to run; otherwise what main

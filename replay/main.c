@@ -1,5 +1,6 @@
 /* blkreel-replay: reissue a trace's IOs on a device or file, on the trace's
  * own timing, and report how faithfully that was done. */
+#include "ab/ab.h"
 #include "cli.h"
 #include "run.h"
 
@@ -9,7 +10,7 @@ int main(int argc, char **argv)
 	bool run;
 	int rc = cli_read(argc, argv, &o, &run);
 	if (run)
-		rc = replay_run(&o);
+		rc = o.ab[0] ? ab_run(&o) : replay_run(&o);
 	cli_free(&o);
 	return rc;
 }

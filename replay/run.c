@@ -44,6 +44,26 @@ typedef struct feeder {
 	bool eof;
 } feeder;
 
+static bool stop_asked(const run_ctx *c)
+{
+	return c->hooks && c->hooks->stop && c->hooks->stop(c->hooks->arg);
+}
+
+/* The live line; a round of an A/B run also shows its IOPS so far. */
+static void draw_progress(run_ctx *c)
+{
+	uint64_t issued = atomic_load(&c->s.issued);
+	if (!c->hooks || c->progress.fd < 0) {
+		tool_progress_draw(&c->progress, issued, NULL, false);
+		return;
+	}
+	uint64_t now = tool_now_ns();
+	double secs = now > c->s.t_start ? (double)(now - c->s.t_start) / 1e9 : 0;
+	char extra[48];
+	snprintf(extra, sizeof extra, "%.0f IOPS", secs > 0 ? (double)atomic_load(&c->s.completed) / secs : 0);
+	tool_progress_draw(&c->progress, issued, extra, false);
+}
+
 static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
 {
 	session *s = &c->s;
@@ -57,6 +77,8 @@ static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
 				return 0;
 			if (atomic_load(&s->abort))
 				return 0;
+			if (stop_asked(c))
+				atomic_store(&s->abort, true);
 			tool_progress_tick(&c->progress, atomic_load(&s->issued), NULL);
 			struct timespec ts = { 0, 200000 };
 			nanosleep(&ts, NULL);
@@ -123,7 +145,9 @@ static int replay(run_ctx *c, br_error *err)
 			}
 			if (pthread_timedjoin_np(timing, NULL, &until) == 0)
 				break;
-			tool_progress_draw(&c->progress, atomic_load(&s->issued), NULL, false);
+			if (stop_asked(c))
+				atomic_store(&s->abort, true);
+			draw_progress(c);
 		}
 	}
 	tool_progress_done(&c->progress);
@@ -161,6 +185,8 @@ static void finish_report(run_ctx *c, int *status)
 	/* the scan's counts are the plan; what was left out is in them too */
 	fidelity f;
 	report_compute(&r, &f);
+	if (c->hooks && c->hooks->fid)
+		*c->hooks->fid = f;
 	if (!c->o->quiet)
 		report_text(stdout, &r, &f);
 	if (c->o->report && report_json(c->o->report, &r, &f, &err))
@@ -277,24 +303,39 @@ static int prepare(run_ctx *c, br_error *err)
 
 int replay_run(const replay_opts *o)
 {
+	return replay_run_hooked(o, NULL);
+}
+
+int replay_run_hooked(const replay_opts *o, const replay_hooks *h)
+{
 	run_ctx *c = calloc(1, sizeof *c);
 	if (!c) {
 		tool_say(PROG, "out of memory");
 		return TOOL_EXIT_FAIL;
 	}
 	c->o = o;
+	c->hooks = h;
 	br_error err;
 	br_error_clear(&err);
 	int status = 0;
 	int rc = prepare(c, &err);
-	if (!rc) {
-		tool_progress_init(&c->progress, STDERR_FILENO, o->progress, "blkreel-replay");
+	if (!rc && h && h->check_only) {
+		/* checked, nothing replayed */
+	} else if (!rc && h && h->started && (rc = h->started(h->arg, &err)) != 0) {
+		status = fail(&err);
+	} else if (!rc) {
+		tool_progress_init(&c->progress, STDERR_FILENO, o->progress,
+				 h && h->label ? h->label : "blkreel-replay");
 		rc = replay(c, &err);
 		if (rc)
 			status = fail(&err);
 		/* the engine has every completion once finished */
 		c->s.eng->finish(c->s.eng_state);
 		c->engine_up = false;
+		if (h && h->finished)
+			h->finished(h->arg);
+		if (h && h->ran)
+			*h->ran = true;
 		finish_report(c, &status);
 	} else {
 		status = fail(&err);

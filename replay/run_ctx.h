@@ -27,6 +27,7 @@ typedef struct run_ctx {
 	bool ring_up, stats_up, engine_up;
 	tool_progress progress;
 	double cpu_used;
+	const struct replay_hooks *hooks; /* NULL for a plain replay */
 } run_ctx;
 
 /* Stat, check (unless --force) and open every -d/--map target. */

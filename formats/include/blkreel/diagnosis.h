@@ -127,6 +127,7 @@ typedef struct br_diag_profile {
 	double q2c_sum;
 	size_t nslices;
 	br_diag_slice slice[BR_DIAG_SLICES];
+	bool runs;                    /* the slices are independent runs (br_diag_pool_runs) */
 } br_diag_profile;
 
 /* One term of the decomposition or one cause. */
@@ -187,5 +188,25 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		const char *label_b, br_diagnosis *out, br_error *err);
 
 const char *br_diag_phase_name(enum br_diag_phase p);
+
+/* Repeated runs of one side (replays of one trace onto one stack, as
+ * blkreel-replay --ab makes them): one profile of all of them whose
+ * slices are the runs, one each, so that br_diagnose's significance is the
+ * spread between runs, which sees what a run's own time slices cannot (the
+ * host drifting between runs). Counts and times add up; the runs are taken
+ * as independent (no autocovariance between them); a timed difference then
+ * needs BR_DIAG_RUNS_MIN_RATIO instead of one capture per side's 1.25x
+ * beside its t, and is confirmed by the runs (no BR_DIAG_RERUN_RATIO).
+ * 1 <= n <= BR_DIAG_SLICES. 0 or BR_EINVAL. */
+#define BR_DIAG_RUNS_MIN_RATIO 1.10
+int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_profile *out, br_error *err);
+
+/* The identity's factors of one profile (a run's, a pool's). */
+typedef struct br_diag_factors {
+	double x;                     /* MB/s, every completed byte */
+	double u, nbusy, s, r;        /* fraction, requests, bytes, ns */
+	double q2c;                   /* mean Q2C per bio, ns (0: no Q) */
+} br_diag_factors;
+void br_diag_factors_of(const br_diag_profile *p, br_diag_factors *f);
 
 #endif

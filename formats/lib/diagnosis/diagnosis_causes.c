@@ -189,11 +189,14 @@ static double shift_of(const diag_ctx *c, const br_diag_cause *x, bool latency)
 static void confirm(diag_ctx *c, bool latency)
 {
 	br_diagnosis *d = c->out;
+	/* repeated runs on each side (br_diag_pool_runs): their own spread
+	 * already judged the shift, so every significant cause stands */
+	bool runs = c->p[0]->runs && c->p[1]->runs;
 	for (size_t k = 0; k < d->nagainst; k++) {
 		br_diag_cause *x = &d->against[k];
 		bool timed = timed_only(c, x, latency);
 		x->shift = timed ? shift_of(c, x, latency) : 0;
-		x->confirmed = !timed || x->shift >= BR_DIAG_RERUN_RATIO;
+		x->confirmed = runs || !timed || x->shift >= BR_DIAG_RERUN_RATIO;
 	}
 	size_t kept = 0;
 	d->nunconfirmed = 0;
@@ -201,7 +204,7 @@ static void confirm(diag_ctx *c, bool latency)
 		br_diag_cause x = d->causes[k];
 		bool timed = timed_only(c, &x, latency);
 		x.shift = timed ? shift_of(c, &x, latency) : 0;
-		x.confirmed = !timed || x.shift >= BR_DIAG_RERUN_RATIO;
+		x.confirmed = runs || !timed || x.shift >= BR_DIAG_RERUN_RATIO;
 		if (x.confirmed)
 			d->causes[kept++] = x;
 		else
@@ -275,7 +278,10 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 				  "belong to requests whose issue (D) the trace does not hold (it started "
 				  "while they were in flight, or their D was lost)",
 			     c.lab[k], 100 * (exp(c.f[k].residual) - 1), 100 * (1 - exp(-c.f[k].residual)));
-	out->significant = out->ratio >= MIN_RATIO && fabs(out->t_outcome) >= BR_DIAG_T_MIN;
+	/* runs on each side measure the shift between runs themselves */
+	bool runs = a->runs && b->runs;
+	out->significant = out->ratio >= (runs ? BR_DIAG_RUNS_MIN_RATIO : MIN_RATIO) &&
+			   fabs(out->t_outcome) >= BR_DIAG_T_MIN;
 	structure(&c);
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO &&
 	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp || c.sched))
@@ -331,7 +337,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	}
 	/* same throughput: is one slower per IO? */
 	double qa = fa.q2c, qb = fb.q2c;
-	if (qa > 0 && qb > 0 && fmax(qa, qb) / fmin(qa, qb) >= LATENCY_MIN_RATIO) {
+	if (qa > 0 && qb > 0 && fmax(qa, qb) / fmin(qa, qb) >= (runs ? BR_DIAG_RUNS_MIN_RATIO : LATENCY_MIN_RATIO)) {
 		double t = diag_welch(a, b, DIAG_M_Q2C);
 		if (fabs(t) >= BR_DIAG_T_MIN) {
 			bool a_faster = qa <= qb;

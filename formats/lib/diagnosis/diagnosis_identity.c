@@ -81,7 +81,8 @@ static void moments(const br_diag_profile *p, int m, double *mean, double *var_m
 	for (size_t lag = 1; lag <= NW_LAGS && lag < k; lag++)
 		lrv += 2.0 * (1.0 - (double)lag / (NW_LAGS + 1)) * gamma[lag];
 	double iid = gamma[0] * (double)k / (double)(k - 1); /* the sample variance */
-	*var_mean = (lrv > iid ? lrv : iid) / (double)k;
+	/* runs are independent by design: their order says nothing */
+	*var_mean = (p->runs || lrv < iid ? iid : lrv) / (double)k;
 }
 
 double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)

@@ -1,0 +1,462 @@
+/* capture_session.c — one capture's session (capture_session.h): backend
+ * chosen and started, the tracing loop, and on every path the kernel put
+ * back and the files finished. */
+#include "capture_session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkreel/units.h"
+#include "command.h"
+#include "devices.h"
+#include "signals.h"
+#include "kstate/tracefs_util.h"
+#include "kstate/tracer_lock.h"
+#include "kstate/leftovers.h"
+#include "tool/clock.h"
+#include "tool/progress.h"
+#include "tool/say.h"
+
+#define PROG "blkreel-capture"
+
+#define POLL_MS 20 /* small read batches keep the reorder buffer in cache */
+#define MAX_POLL 1024
+double cap_own_cpu(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Start one backend, with the tracer lock when it uses machine-wide state.
+ * On failure nothing of it is left (lock released, kernel restored). */
+static int try_backend(cap_session *s, const cap_backend_ops *be, br_error *err)
+{
+	int rc = be->probe(err);
+	if (rc)
+		return rc;
+	s->lock_fd = -1;
+	if (be->flags & CAP_GLOBAL_TRACER) {
+		int fd = cap_tracer_lock(err);
+		if (fd < 0)
+			return fd;
+		s->lock_fd = fd;
+	}
+	s->st = calloc(1, be->state_size ? be->state_size : 1);
+	if (!s->st) {
+		cap_tracer_unlock(s->lock_fd);
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	}
+	cap_kstate_init(&s->ks, be->name);
+	rc = be->start(s->st, &s->cfg, &s->ks, err);
+	if (rc) {
+		br_error e2;
+		be->close(s->st, &s->ks, &e2);
+		if (cap_kstate_restore(&s->ks, &e2))
+			tool_say_error(PROG, "restoring after a failed start", &e2);
+		free(s->st);
+		s->st = NULL;
+		cap_tracer_unlock(s->lock_fd);
+		s->lock_fd = -1;
+		return rc;
+	}
+	s->be = be;
+	s->started = true;
+	return 0;
+}
+
+static int choose_backend(cap_session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	if (cli->backend) {
+		const cap_backend_ops *be = cap_backend_find(cli->backend);
+		if (!be)
+			return br_error_set(err, BR_EINVAL, 0, NULL, -1,
+					    "no backend named '%s' (--list-backends lists them)", cli->backend);
+		int rc = try_backend(s, be, err);
+		if (rc) {
+			char msg[BR_ERROR_MSG_MAX + 64];
+			snprintf(msg, sizeof msg, "backend %s: %s", be->name, err->msg);
+			snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, msg);
+		}
+		return rc;
+	}
+	int last = 0;
+	br_error lasterr;
+	br_error_clear(&lasterr);
+	for (size_t i = 0; i < cap_nbackends; i++) {
+		const cap_backend_ops *be = cap_backends[i];
+		br_error e;
+		br_error_clear(&e);
+		int rc = try_backend(s, be, &e);
+		if (rc == 0)
+			return 0;
+		char msg[1200];
+		br_error_format(&e, msg, sizeof msg);
+		if (i + 1 < cap_nbackends && !cli->quiet)
+			tool_say(PROG, "%s backend unavailable (%s); trying %s", be->name,
+				msg, cap_backends[i + 1]->name);
+		/* Each failure was said above; the last one is the final word. */
+		lasterr = e;
+		last = rc;
+	}
+	*err = lasterr;
+	return last;
+}
+
+/* Records the backend got but could not use (bpf_bad): lost like drops. */
+static uint64_t bad_records(const cap_session *s)
+{
+	return s->be && s->be->bad_records ? s->be->bad_records(s->st) : 0;
+}
+
+/* "cpu0=N cpu1=M", then " bad=K" for a backend that counts bad records;
+ * *total: every event lost, bad records included. */
+static void drops_text(const cap_session *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
+{
+	size_t n = 0;
+	*total = 0;
+	buf[0] = 0;
+	for (unsigned c = 0; c < s->cfg.ncpu && n + 32 < size; c++) {
+		n += (size_t)snprintf(buf + n, size - n, "%scpu%u=%llu", c ? " " : "", c,
+				      (unsigned long long)s->drops[c]);
+		*total += s->drops[c];
+	}
+	if (s->has_bad_count && n + 32 < size)
+		snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
+	*total += bad;
+}
+
+/* " missed=N" when the kernel skipped runs of our programs, " unrecorded=M"
+ * when the devices completed requests no record shows, else "". Only then,
+ * and after the backend's name, so the record's usual text stays as it was.
+ * Misses are not counted as lost: a skipped run may as well have been for a
+ * device we do not trace (another disk's completion in the interrupt that
+ * nested); unrecorded completions are (see drops_text's total). */
+static void kernel_counts_text(const cap_session *s, char *buf, size_t size)
+{
+	buf[0] = 0;
+	int n = 0;
+	if (s->missed)
+		n = snprintf(buf, size, " missed=%llu", (unsigned long long)s->missed);
+	if (s->unrecorded && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
+}
+
+static void status_line(cap_session *s, tool_progress *p, bool force)
+{
+	if (p->fd < 0)
+		return;
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	uint64_t total = bad_records(s);
+	for (unsigned c = 0; c < s->cfg.ncpu; c++)
+		total += s->drops[c];
+	char bytes[32], extra[96];
+	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
+	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
+	tool_progress_draw(p, st.written + st.recorded, extra, force);
+}
+
+/* The capture loop. Returns 0 when it ended normally (command, -w, signal)
+ * or a negative br_code (read or write failure: stop and keep the file). */
+int cap_session_loop(cap_session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	tool_progress prog;
+	tool_progress_init(&prog, STDERR_FILENO, cli->progress && !cli->quiet, "capturing");
+	struct pollfd pfd[MAX_POLL];
+	int npfd = s->be->fds(s->st, pfd, MAX_POLL);
+	uint64_t deadline = cli->stop_after_ns ? s->t0 + cli->stop_after_ns : 0;
+	int rc = 0;
+	while (!cap_signal_pending() && !(s->stop && atomic_load(s->stop))) {
+		if (poll(pfd, (nfds_t)npfd, POLL_MS) < 0 && errno != EINTR) {
+			rc = br_error_set(err, BR_ESYS, errno, NULL, -1, "poll failed");
+			break;
+		}
+		if ((rc = s->be->read(s->st, s->sink, err)) < 0)
+			break;
+		if ((rc = cap_sink_drain(s->sink, false, err)) < 0)
+			break;
+		if (s->child > 0 && cap_command_done(s->child, &s->child_status)) {
+			s->child_done = true;
+			break;
+		}
+		if (deadline && tool_now_ns() >= deadline)
+			break;
+		status_line(s, &prog, false);
+	}
+	tool_progress_done(&prog);
+	return rc < 0 ? rc : 0;
+}
+
+/* Stop the kernel producing and read what it still holds. */
+static int drain(cap_session *s, br_error *err)
+{
+	int rc = s->be->stop(s->st, err);
+	for (int idle = 0; rc == 0 && idle < 3;) {
+		int n = s->be->read(s->st, s->sink, err);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			idle++;
+			nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+		} else {
+			idle = 0;
+		}
+	}
+	if (rc)
+		return rc;
+	return cap_sink_drain(s->sink, true, err);
+}
+
+/* Put the kernel back and release the lock; runs on every path once a
+ * backend started. Returns the first error. */
+static int release_backend(cap_session *s)
+{
+	if (!s->started)
+		return 0;
+	int first = 0;
+	br_error e;
+	if (s->be->close(s->st, &s->ks, &e)) {
+		tool_say_error(PROG, "closing the backend", &e);
+		first = -1;
+	}
+	if (cap_kstate_restore(&s->ks, &e)) {
+		tool_say_error(PROG, "restoring kernel state (see --cleanup)", &e);
+		first = -1;
+	}
+	cap_tracer_unlock(s->lock_fd);
+	s->lock_fd = -1;
+	free(s->st);
+	s->st = NULL;
+	s->started = false;
+	return first;
+}
+
+int cap_session_setup(cap_session *s, br_error *err)
+{
+	const capture_cli *cli = s->cli;
+	cap_config *c = &s->cfg;
+	for (unsigned i = 0; i < cli->ndevices; i++) {
+		int rc = cap_device_resolve(cli->devices[i], &c->devices[i], err);
+		if (rc)
+			return rc;
+		for (unsigned j = 0; j < i; j++)
+			if (c->devices[j].dev == c->devices[i].dev)
+				return br_error_set(err, BR_EINVAL, 0, cli->devices[i], -1, "given twice");
+	}
+	c->ndevices = cli->ndevices;
+	c->act_mask = cli->act_mask;
+	c->pid = cli->pid;
+	c->start_lba = cli->start_lba;
+	c->end_lba = cli->end_lba;
+	c->buf_size = cli->buf_size;
+	c->buf_count = cli->buf_count;
+	c->ncpu = cap_possible_cpus();
+	c->log = cli->quiet ? NULL : stderr;
+	c->hooks = cli->hooks;
+	s->drops = calloc(c->ncpu, sizeof *s->drops);
+	if (!s->drops)
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	return 0;
+}
+
+/* What the completion check measured, and where the completions went:
+ * the kernel does not run BPF programs or perf sampling events for the
+ * block completions it runs in softirq on top of some tasks (measured
+ * 2026-12-02; capture/README.md), while ftrace's ring buffer records them. */
+static void unrecorded_warning(const cap_session *s)
+{
+	const char *be = s->be->name;
+	bool ftrace = strcmp(be, "tracefs") == 0;
+	fprintf(stderr,
+		"blkreel-capture: warning: the %s completed %llu requests that no C record shows (%s sysfs stat "
+		"counted them)%s%s%s\n",
+		s->cfg.ndevices == 1 ? "device" : "traced devices", (unsigned long long)s->unrecorded,
+		s->cfg.ndevices == 1 ? "its" : "their",
+		ftrace ? "; the blk tracer did not record them" : "; the kernel did not hand them to the ",
+		ftrace ? "" : be,
+		ftrace ? "" : " backend (completions it ran in a softirq where it calls no BPF program or perf "
+			      "sampling event); the tracefs backend (ftrace's ring buffer) would have seen them");
+}
+
+static void summary(cap_session *s, double secs)
+{
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	if (s->out.raw)
+		st = s->out.raw_stats; /* the events were made from the raw spool */
+	char bytes[32], drops[512];
+	uint64_t total;
+	br_format_bytes(s->bytes_written, bytes, sizeof bytes);
+	drops_text(s, s->bad, drops, sizeof drops, &total);
+	fprintf(stderr, "blkreel-capture: %s backend, %.2f s: %llu events (%llu process names",
+		s->be->name, secs, (unsigned long long)st.written, (unsigned long long)st.names);
+	if (st.filtered)
+		fprintf(stderr, ", %llu filtered out", (unsigned long long)st.filtered);
+	if (st.late)
+		fprintf(stderr, ", %llu late beyond the reorder window", (unsigned long long)st.late);
+	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
+	if (s->out.split_base[0])
+		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
+	char kcounts[80];
+	kernel_counts_text(s, kcounts, sizeof kcounts);
+	total += s->unrecorded;
+	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
+		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
+	if (s->missed)
+		fprintf(stderr,
+			"blkreel-capture: warning: the kernel skipped %llu runs of our programs (BPF's recursion guard: a "
+			"program already running on that CPU); events of the traced devices may be among them\n",
+			(unsigned long long)s->missed);
+	if (s->unrecorded)
+		unrecorded_warning(s);
+	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
+		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
+}
+
+/* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
+ * the reason said and nothing left behind. */
+int cap_session_open(cap_session *s)
+{
+	const capture_cli *cli = s->cli;
+	br_error err;
+	br_error_clear(&err);
+	for (size_t i = 0; i < cap_nbackends; i++)
+		if (!cap_backend_valid(cap_backends[i])) {
+			tool_say(PROG, "backend %s lacks a required hook", cap_backends[i]->name);
+			return 1;
+		}
+	if (!cli->quiet && cap_kstate_leftovers(NULL) > 0) {
+		cap_kstate_leftovers(stderr);
+		tool_say(PROG, "run 'blkreel-capture --cleanup' to restore it");
+	}
+	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, &err)) {
+		tool_say_error(PROG, "cannot create the output", &err);
+		return 1;
+	}
+	cap_signals_install();
+	if (choose_backend(s, &err)) {
+		tool_say_error(PROG, NULL, &err);
+		cap_outputs_abort(&s->out);
+		return 1;
+	}
+	/* The spool is noted too, so that after a kill -9 --cleanup can finish it
+	 * (and, where the kernel's buffers outlive us, first read what they still
+	 * hold the way we would have: the config says how). */
+	if (s->out.spooling && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
+		tool_say_error(PROG, "warning: cannot record the capture's config in the state file", &err);
+	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
+		tool_say_error(PROG, "warning: cannot record the spool in the state file", &err);
+	if (s->out.spooling && s->out.split_base[0] && cap_kstate_note_split(&s->ks, s->out.split_base, &err))
+		tool_say_error(PROG, "warning: cannot record the --split set in the state file (after a kill -9, "
+			  "--cleanup makes only the .gz: blkreel-parse --split makes the set from it)", &err);
+	/* To a file, a backend that can spools its records raw while tracing
+	 * and the events are made after it (raw_spool.h). */
+	uint8_t header[512];
+	size_t hlen = s->out.spooling && s->be->raw_header ? s->be->raw_header(s->st, header, sizeof header) : 0;
+	if (hlen) {
+		if (cap_spool_append(s->out.spool, header, hlen, NULL, 0, 0, 0, &err)) {
+			tool_say_error(PROG, NULL, &err);
+			release_backend(s);
+			cap_outputs_abort(&s->out);
+			cap_kstate_forget_spool(&s->ks);
+			return 1;
+		}
+		s->out.raw = true;
+	}
+	cap_sink_opts so = {
+		.cfg = &s->cfg,
+		.filter = !(s->be->flags & CAP_KERNEL_FILTER),
+		.sequence = !(s->be->flags & CAP_HAS_SEQUENCE),
+		.names = !(s->be->flags & CAP_HAS_NAMES),
+		.comm = s->be->comm,
+		.comm_state = s->st,
+		.out = { s->out.live[0], s->out.live[1] },
+		.nout = s->out.nlive,
+		.spool = s->out.raw ? NULL : s->out.spool,
+		.raw = s->out.raw ? s->out.spool : NULL,
+		.window_ns = CAP_REORDER_WINDOW_NS,
+	};
+	if (cap_sink_new(&s->sink, &so, &err)) {
+		tool_say_error(PROG, NULL, &err);
+		release_backend(s);
+		cap_outputs_abort(&s->out);
+		cap_kstate_forget_spool(&s->ks);
+		return 1;
+	}
+	if (!cli->quiet) {
+		fprintf(stderr, "blkreel-capture: tracing");
+		for (size_t i = 0; i < s->cfg.ndevices; i++)
+			fprintf(stderr, " %s", s->cfg.devices[i].name);
+		fprintf(stderr, " with the %s backend\n", s->be->name);
+	}
+	return 0;
+}
+
+/* Tracing: start the command, run the loop. false when it ended on an error. */
+/* After tracing, whatever happened: drain, write the drops record, put the
+ * kernel back, finish the files, say what was captured. false on any
+ * failure; *total_drops gets the events lost. */
+bool cap_session_close(cap_session *s, double secs, uint64_t loop_end, uint64_t *total_drops)
+{
+	const capture_cli *cli = s->cli;
+	br_error err;
+	br_error_clear(&err);
+	bool ok = true;
+	if (drain(s, &err)) {
+		tool_say_error(PROG, "draining the buffers", &err);
+		ok = false;
+	}
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	s->has_bad_count = s->be->bad_records != NULL;
+	s->bad = bad_records(s);
+	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
+	char drops[512], note[640], kcounts[80];
+	drops_text(s, s->bad, drops, sizeof drops, total_drops);
+	/* the dropped and bad records may hold C records: only completions
+	 * beyond them are lost without any other count */
+	uint64_t unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
+	s->unrecorded = unrecorded > *total_drops ? unrecorded - *total_drops : 0;
+	*total_drops += s->unrecorded;
+	kernel_counts_text(s, kcounts, sizeof kcounts);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, kcounts);
+	if (ok && cap_sink_message(s->sink, note, &err)) {
+		tool_say_error(PROG, NULL, &err);
+		ok = false;
+	}
+	const char *be_name = s->be->name;
+	if (release_backend(s))
+		ok = false;
+	s->bytes_written = cap_outputs_bytes(&s->out);
+	if (s->out.spooling && !cli->quiet)
+		tool_say(PROG, "tracing stopped; compressing into %s", s->out.gz_path);
+	if (cap_outputs_close(&s->out, &err)) {
+		tool_say_error(PROG, "finishing the output", &err);
+		ok = false;
+	}
+	s->cpu_after = cap_own_cpu() - s->cpu_tracing;
+	s->wall_after = (double)(tool_now_ns() - loop_end) / 1e9;
+	cap_kstate_forget_spool(&s->ks);
+	struct stat fst;
+	if (strcmp(s->out.gz_path, "-") && stat(s->out.gz_path, &fst) == 0)
+		s->bytes_written = (uint64_t)fst.st_size;
+	if (!cli->quiet) {
+		s->be = &(cap_backend_ops){ .name = be_name };
+		summary(s, secs);
+		s->be = NULL;
+	}
+	return ok;
+}

@@ -1,0 +1,61 @@
+/* capture_session.h — the parts of one capture that the tool (capture_run.c)
+ * and the library other tools link (capture_lib.c) share: set up from a
+ * capture_cli, open (outputs, backend, sink), the tracing loop, close (drain,
+ * drops record, kernel put back, files finished). */
+#ifndef BLKREEL_CAPTURE_SESSION_H
+#define BLKREEL_CAPTURE_SESSION_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backends/backend.h"
+#include "blkreel/error.h"
+#include "capture_cli.h"
+#include "capture_config.h"
+#include "kstate/kstate.h"
+#include "spool/outputs.h"
+#include "spool/sink.h"
+
+typedef struct cap_session {
+	const capture_cli *cli;
+	cap_config cfg;
+	const cap_backend_ops *be;
+	void *st;
+	bool started;
+	int lock_fd;
+	cap_kstate ks;
+	cap_outputs out;
+	cap_sink *sink;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	uint64_t *drops;
+	uint64_t bad;        /* the backend's bad records, read at the end */
+	uint64_t missed;     /* runs of our programs the kernel skipped, read at the end */
+	uint64_t unrecorded; /* completions the devices counted that no record shows */
+	bool has_bad_count;  /* the backend counts them (the drops record says bad=N) */
+	uint64_t t0;
+	uint64_t bytes_written; /* the compressed file's size (records written, on stdout) */
+	double cpu_tracing, cpu_after; /* our own CPU (user + system, all threads), s */
+	double wall_after;      /* from the loop's end to the finished file, s */
+	atomic_bool *stop;      /* set by another thread to end the loop (the library); NULL in the tool */
+} cap_session;
+
+double cap_own_cpu(void);
+
+/* Resolve the devices into s->cfg (s->cli set). 0 or a br_code. */
+int cap_session_setup(cap_session *s, br_error *err);
+/* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
+ * the reason said and nothing left behind. */
+int cap_session_open(cap_session *s);
+/* Trace until a stop signal, *s->stop, the command's end or -w. 0, or a
+ * negative br_code (read or write failure: stop and keep the file). */
+int cap_session_loop(cap_session *s, br_error *err);
+/* After tracing, whatever happened: drain, write the drops record, put the
+ * kernel back, finish the files, say what was captured (unless quiet).
+ * false on any failure; *total_drops gets the events lost. */
+bool cap_session_close(cap_session *s, double secs, uint64_t loop_end, uint64_t *total_drops);
+
+#endif

@@ -13,6 +13,9 @@
 #include "spool/spool_writer.h"
 #include "kstate/tracefs_util.h"
 #include "kstate/tracer_lock.h"
+#include "tool/say.h"
+
+#define PROG "blkreel-capture"
 
 /* Start and stop a backend on cfg's devices, leaving nothing behind. */
 static int trial(const cap_backend_ops *b, const cap_config *cfg, br_error *err)
@@ -132,9 +135,7 @@ int capture_cleanup(void)
 	br_error err;
 	br_error_clear(&err);
 	if (cap_check_privileges(&err)) {
-		char msg[700];
-		fprintf(stderr, "blkreel-capture: %s\n", br_error_format(&err, msg, sizeof msg));
-		return 1;
+		return tool_say_error(PROG, NULL, &err);
 	}
 	int n = cap_kstate_leftovers(NULL);
 	if (n <= 0) {
@@ -150,9 +151,7 @@ int capture_cleanup(void)
 	}
 	int rc = cap_kstate_cleanup(stdout, salvage, &err);
 	if (rc) {
-		char msg[700];
-		fprintf(stderr, "blkreel-capture: cleanup: %s\n", br_error_format(&err, msg, sizeof msg));
-		return 1;
+		return tool_say_error(PROG, "cleanup", &err);
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "blkreel/writer.h"
 #include "capture_config.h"
+#include "tool/exit.h"
 
 typedef struct capture_cli {
 	const char *devices[CAP_MAX_DEVICES];
@@ -26,11 +27,9 @@ typedef struct capture_cli {
 	char **command;           /* after --; NULL when none */
 } capture_cli;
 
-enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
-
-/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
- * CLI_USAGE after printing a usage error to stderr. */
-int capture_cli_read(int argc, char **argv, capture_cli *cli);
+/* Fills cli and sets *run when the tool is to run; otherwise what main
+ * returns now (0 after --help/--version, a usage error said on stderr). */
+tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run);
 
 /* "queue,issue,complete" → BLK_TC_* bits; 0 and a message on error. */
 int capture_parse_mask(const char *text, uint16_t *mask);

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blkreel/progress.h"
 #include "blkreel/units.h"
 #include "backends/backend.h"
 #include "capture_admin.h"
@@ -25,6 +24,11 @@
 #include "spool/sink.h"
 #include "kstate/tracefs_util.h"
 #include "kstate/tracer_lock.h"
+#include "tool/clock.h"
+#include "tool/progress.h"
+#include "tool/say.h"
+
+#define PROG "blkreel-capture"
 
 #define POLL_MS 20 /* small read batches keep the reorder buffer in cache */
 #define MAX_POLL 1024
@@ -61,20 +65,6 @@ static double own_cpu(void)
 	       (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void say_error(const char *what, const br_error *err)
-{
-	char msg[1200];
-	br_error_format(err, msg, sizeof msg);
-	fprintf(stderr, "blkreel-capture: %s%s%s\n", what ? what : "", what ? ": " : "", msg);
-}
-
 /* Start one backend, with the tracer lock when it uses machine-wide state.
  * On failure nothing of it is left (lock released, kernel restored). */
 static int try_backend(session *s, const cap_backend_ops *be, br_error *err)
@@ -100,7 +90,7 @@ static int try_backend(session *s, const cap_backend_ops *be, br_error *err)
 		br_error e2;
 		be->close(s->st, &s->ks, &e2);
 		if (cap_kstate_restore(&s->ks, &e2))
-			say_error("restoring after a failed start", &e2);
+			tool_say_error(PROG, "restoring after a failed start", &e2);
 		free(s->st);
 		s->st = NULL;
 		cap_tracer_unlock(s->lock_fd);
@@ -190,7 +180,7 @@ static void kernel_counts_text(const session *s, char *buf, size_t size)
 		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
 }
 
-static void status_line(session *s, br_progress *p, bool force)
+static void status_line(session *s, tool_progress *p, bool force)
 {
 	if (p->fd < 0)
 		return;
@@ -204,7 +194,7 @@ static void status_line(session *s, br_progress *p, bool force)
 	char bytes[32], extra[96];
 	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
-	br_progress_draw(p, st.written + st.recorded, extra, force);
+	tool_progress_draw(p, st.written + st.recorded, extra, force);
 }
 
 /* The capture loop. Returns 0 when it ended normally (command, -w, signal)
@@ -212,8 +202,8 @@ static void status_line(session *s, br_progress *p, bool force)
 static int trace_loop(session *s, br_error *err)
 {
 	const capture_cli *cli = s->cli;
-	br_progress prog;
-	br_progress_init(&prog, STDERR_FILENO, cli->progress && !cli->quiet, "capturing");
+	tool_progress prog;
+	tool_progress_init(&prog, STDERR_FILENO, cli->progress && !cli->quiet, "capturing");
 	struct pollfd pfd[MAX_POLL];
 	int npfd = s->be->fds(s->st, pfd, MAX_POLL);
 	uint64_t deadline = cli->stop_after_ns ? s->t0 + cli->stop_after_ns : 0;
@@ -231,11 +221,11 @@ static int trace_loop(session *s, br_error *err)
 			s->child_done = true;
 			break;
 		}
-		if (deadline && now_ns() >= deadline)
+		if (deadline && tool_now_ns() >= deadline)
 			break;
 		status_line(s, &prog, false);
 	}
-	br_progress_done(&prog);
+	tool_progress_done(&prog);
 	return rc < 0 ? rc : 0;
 }
 
@@ -268,11 +258,11 @@ static int release_backend(session *s)
 	int first = 0;
 	br_error e;
 	if (s->be->close(s->st, &s->ks, &e)) {
-		say_error("closing the backend", &e);
+		tool_say_error(PROG, "closing the backend", &e);
 		first = -1;
 	}
 	if (cap_kstate_restore(&s->ks, &e)) {
-		say_error("restoring kernel state (see --cleanup)", &e);
+		tool_say_error(PROG, "restoring kernel state (see --cleanup)", &e);
 		first = -1;
 	}
 	cap_tracer_unlock(s->lock_fd);
@@ -365,12 +355,12 @@ static int open_session(session *s)
 		fprintf(stderr, "blkreel-capture: run 'blkreel-capture --cleanup' to restore it\n");
 	}
 	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, &err)) {
-		say_error("cannot create the output", &err);
+		tool_say_error(PROG, "cannot create the output", &err);
 		return 1;
 	}
 	cap_signals_install();
 	if (choose_backend(s, &err)) {
-		say_error(NULL, &err);
+		tool_say_error(PROG, NULL, &err);
 		cap_outputs_abort(&s->out);
 		return 1;
 	}
@@ -378,11 +368,11 @@ static int open_session(session *s)
 	 * (and, where the kernel's buffers outlive us, first read what they still
 	 * hold the way we would have: the config says how). */
 	if (s->out.spooling && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
-		say_error("warning: cannot record the capture's config in the state file", &err);
+		tool_say_error(PROG, "warning: cannot record the capture's config in the state file", &err);
 	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
-		say_error("warning: cannot record the spool in the state file", &err);
+		tool_say_error(PROG, "warning: cannot record the spool in the state file", &err);
 	if (s->out.spooling && s->out.split_base[0] && cap_kstate_note_split(&s->ks, s->out.split_base, &err))
-		say_error("warning: cannot record the --split set in the state file (after a kill -9, "
+		tool_say_error(PROG, "warning: cannot record the --split set in the state file (after a kill -9, "
 			  "--cleanup makes only the .gz: blkreel-parse --split makes the set from it)", &err);
 	/* To a file, a backend that can spools its records raw while tracing
 	 * and the events are made after it (raw_spool.h). */
@@ -390,7 +380,7 @@ static int open_session(session *s)
 	size_t hlen = s->out.spooling && s->be->raw_header ? s->be->raw_header(s->st, header, sizeof header) : 0;
 	if (hlen) {
 		if (cap_spool_append(s->out.spool, header, hlen, NULL, 0, 0, 0, &err)) {
-			say_error(NULL, &err);
+			tool_say_error(PROG, NULL, &err);
 			release_backend(s);
 			cap_outputs_abort(&s->out);
 			cap_kstate_forget_spool(&s->ks);
@@ -412,7 +402,7 @@ static int open_session(session *s)
 		.window_ns = CAP_REORDER_WINDOW_NS,
 	};
 	if (cap_sink_new(&s->sink, &so, &err)) {
-		say_error(NULL, &err);
+		tool_say_error(PROG, NULL, &err);
 		release_backend(s);
 		cap_outputs_abort(&s->out);
 		cap_kstate_forget_spool(&s->ks);
@@ -432,15 +422,15 @@ static bool run_session(session *s)
 {
 	br_error err;
 	br_error_clear(&err);
-	s->t0 = now_ns();
+	s->t0 = tool_now_ns();
 	const capture_cli *cli = s->cli;
 	if (cli->command &&
 	    cap_command_start(cli->command, strcmp(s->out.gz_path, "-") == 0, &s->child, &err)) {
-		say_error(NULL, &err);
+		tool_say_error(PROG, NULL, &err);
 		return false;
 	}
 	if (trace_loop(s, &err)) {
-		say_error("capture stopped", &err);
+		tool_say_error(PROG, "capture stopped", &err);
 		return false;
 	}
 	return true;
@@ -474,7 +464,7 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	br_error_clear(&err);
 	bool ok = true;
 	if (drain(s, &err)) {
-		say_error("draining the buffers", &err);
+		tool_say_error(PROG, "draining the buffers", &err);
 		ok = false;
 	}
 	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
@@ -492,7 +482,7 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	kernel_counts_text(s, kcounts, sizeof kcounts);
 	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, kcounts);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
-		say_error(NULL, &err);
+		tool_say_error(PROG, NULL, &err);
 		ok = false;
 	}
 	const char *be_name = s->be->name;
@@ -502,11 +492,11 @@ static bool close_session(session *s, double secs, uint64_t loop_end, uint64_t *
 	if (s->out.spooling && !cli->quiet)
 		fprintf(stderr, "blkreel-capture: tracing stopped; compressing into %s\n", s->out.gz_path);
 	if (cap_outputs_close(&s->out, &err)) {
-		say_error("finishing the output", &err);
+		tool_say_error(PROG, "finishing the output", &err);
 		ok = false;
 	}
 	s->cpu_after = own_cpu() - s->cpu_tracing;
-	s->wall_after = (double)(now_ns() - loop_end) / 1e9;
+	s->wall_after = (double)(tool_now_ns() - loop_end) / 1e9;
 	cap_kstate_forget_spool(&s->ks);
 	struct stat fst;
 	if (strcmp(s->out.gz_path, "-") && stat(s->out.gz_path, &fst) == 0)
@@ -533,7 +523,7 @@ int capture_run(const capture_cli *cli)
 	if (cli->list_backends && cli->ndevices == 0)
 		return capture_list_backends(&s.cfg);
 	if (cap_check_privileges(&err) || setup_config(&s, &err)) {
-		say_error(NULL, &err);
+		tool_say_error(PROG, NULL, &err);
 		free(s.drops);
 		return 1;
 	}
@@ -548,7 +538,7 @@ int capture_run(const capture_cli *cli)
 		return 1;
 	}
 	bool ok = run_session(&s);
-	uint64_t loop_end = now_ns();
+	uint64_t loop_end = tool_now_ns();
 	double secs = (double)(loop_end - s.t0) / 1e9;
 	s.cpu_tracing = own_cpu();
 	int sig = cap_signal_pending();

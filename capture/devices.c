@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blkreel/event.h"
+#include "tool/sysfs.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 
@@ -46,7 +47,7 @@ int cap_device_resolve(const char *path, cap_device *d, br_error *err)
 	d->major = major(st.st_rdev);
 	d->minor = minor(st.st_rdev);
 	d->dev = BR_MKDEV(d->major, d->minor);
-	snprintf(d->sysfs, sizeof d->sysfs, "/sys/dev/block/%u:%u", d->major, d->minor);
+	tool_sysfs_dir(d->sysfs, sizeof d->sysfs, d->major, d->minor);
 	char link[512];
 	ssize_t n = readlink(d->sysfs, link, sizeof link - 1);
 	if (n < 0)
@@ -58,22 +59,14 @@ int cap_device_resolve(const char *path, cap_device *d, br_error *err)
 
 bool cap_device_is_partition(const cap_device *d)
 {
-	char path[300];
-	snprintf(path, sizeof path, "%s/partition", d->sysfs);
-	return access(path, F_OK) == 0;
+	return tool_sysfs_is_partition(d->sysfs);
 }
 
 bool cap_device_disk(const cap_device *d, uint32_t *disk)
 {
-	char path[300];
-	snprintf(path, sizeof path, "%s/../dev", d->sysfs);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
 	unsigned ma, mi;
-	bool ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
-	fclose(f);
-	if (ok)
-		*disk = BR_MKDEV(ma, mi);
-	return ok;
+	if (!tool_sysfs_disk(d->sysfs, &ma, &mi))
+		return false;
+	*disk = BR_MKDEV(ma, mi);
+	return true;
 }

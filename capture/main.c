@@ -5,10 +5,9 @@
 int main(int argc, char **argv)
 {
 	capture_cli cli;
-	int rc = capture_cli_read(argc, argv, &cli);
-	if (rc == CLI_OK)
+	bool run;
+	int rc = capture_cli_read(argc, argv, &cli, &run);
+	if (run)
 		rc = capture_run(&cli);
-	else if (rc == CLI_EXIT_OK)
-		rc = 0;
 	return rc;
 }

@@ -6,8 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "plan.h"
-
-enum { CLI_OK = -1, CLI_EXIT_OK = 0, CLI_USAGE = 2 };
+#include "tool/exit.h"
 
 typedef struct cli_map {
 	uint32_t dev;
@@ -17,9 +16,9 @@ typedef struct cli_map {
 
 typedef struct replay_opts {
 	const char **inputs;
-	size_t ninputs;
+	size_t ninputs, inputs_cap;
 	cli_map *maps;
-	size_t nmaps;
+	size_t nmaps, maps_cap;
 	bool write, force, source_q, no_stall, closed, buffered, stop_on_error;
 	bool progress, quiet;
 	enum plan_fit fit;
@@ -33,9 +32,10 @@ typedef struct replay_opts {
 	const char *report;       /* --report */
 } replay_opts;
 
-/* CLI_OK to run, CLI_EXIT_OK after --help/--version, CLI_USAGE (message
- * printed), or 1 when out of memory. */
-int cli_read(int argc, char **argv, replay_opts *o);
+/* Fills o and sets *run when the tool is to run; otherwise what main
+ * returns now (0 after --help/--version, a usage error said on stderr, 1
+ * when out of memory). */
+tool_exit cli_read(int argc, char **argv, replay_opts *o, bool *run);
 void cli_free(replay_opts *o);
 
 #endif

@@ -12,20 +12,20 @@ int clock_min_slack(void)
 
 uint64_t clock_wait_until(uint64_t target, uint64_t spin_ns)
 {
-	uint64_t now = now_ns();
+	uint64_t now = tool_now_ns();
 	if (now + spin_ns < target) {
 		uint64_t wake = target - spin_ns;
 		struct timespec ts = { .tv_sec = (time_t)(wake / 1000000000ull),
 				       .tv_nsec = (long)(wake % 1000000000ull) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		now = now_ns();
+		now = tool_now_ns();
 	}
 	while (now < target) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif
-		now = now_ns();
+		now = tool_now_ns();
 	}
 	return now;
 }

@@ -1,17 +1,11 @@
-/* clock.h — the replay's one clock (CLOCK_MONOTONIC ns) and the wait that
- * lands on an absolute target: sleep until shortly before it, then spin. */
+/* clock.h — the replay's wait that lands on an absolute target of the tools'
+ * clock (tool_now_ns): sleep until shortly before it, then spin. */
 #ifndef REPLAY_CLOCK_H
 #define REPLAY_CLOCK_H
 
 #include <stdint.h>
-#include <time.h>
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "tool/clock.h"
 
 /* Ask for 1 ns timer slack for the calling thread (prctl); 0 or -errno. */
 int clock_min_slack(void);

@@ -115,7 +115,7 @@ static void resubmit_parked(uring_state *s)
 	submit_locked(s, &err);
 	pthread_mutex_unlock(&s->sq_lock);
 	for (; done < n; done++) /* no room in the submission queue: it failed */
-		s->complete(s->ctx, s->parked[done], -EAGAIN, now_ns());
+		s->complete(s->ctx, s->parked[done], -EAGAIN, tool_now_ns());
 }
 
 /* Take every completion entry there is; under cq_lock. */
@@ -135,7 +135,7 @@ static unsigned drain(uring_state *s)
 			park(s, io);
 			continue;
 		}
-		s->complete(s->ctx, io, res, now_ns());
+		s->complete(s->ctx, io, res, tool_now_ns());
 		n++;
 	}
 	if (n)

@@ -6,8 +6,9 @@
 int main(int argc, char **argv)
 {
 	replay_opts o;
-	int rc = cli_read(argc, argv, &o);
-	if (rc == CLI_OK)
+	bool run;
+	int rc = cli_read(argc, argv, &o, &run);
+	if (run)
 		rc = replay_run(&o);
 	cli_free(&o);
 	return rc;

@@ -23,9 +23,9 @@ static void *worker(void *arg)
 			p->started_seq = io->it.seq;
 		p->any_started = true;
 		pthread_mutex_unlock(&p->lock);
-		io->t_issue = now_ns();
+		io->t_issue = tool_now_ns();
 		int res = engine_sync_exec(io);
-		p->complete(p->ctx, io, res, now_ns());
+		p->complete(p->ctx, io, res, tool_now_ns());
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);

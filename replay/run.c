@@ -16,14 +16,14 @@
 #include "run_ctx.h"
 #include "scan.h"
 #include "spool.h"
+#include "tool/say.h"
 
+#define PROG "blkreel-replay"
 #define RING_ITEMS 65536
 
 static int fail(const br_error *err)
 {
-	char msg[1600];
-	fprintf(stderr, "blkreel-replay: %s\n", br_error_format(err, msg, sizeof msg));
-	return 1;
+	return tool_say_error(PROG, NULL, err);
 }
 
 static double cpu_seconds(void)
@@ -57,7 +57,7 @@ static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
 				return 0;
 			if (atomic_load(&s->abort))
 				return 0;
-			br_progress_tick(&c->progress, atomic_load(&s->issued), NULL);
+			tool_progress_tick(&c->progress, atomic_load(&s->issued), NULL);
 			struct timespec ts = { 0, 200000 };
 			nanosleep(&ts, NULL);
 		}
@@ -94,7 +94,7 @@ static int replay(run_ctx *c, br_error *err)
 	double cpu0 = cpu_seconds();
 	if (!rc) {
 		s->trace_t0 = c->scan.first_t;
-		s->t_start = now_ns() + 2000000;
+		s->t_start = tool_now_ns() + 2000000;
 		s->stats.t_start = s->t_start;
 		if (c->o->output)
 			rc = tracelog_open(&s->tl, c->o->output, c->scan.first_t - s->t_start, err);
@@ -123,10 +123,10 @@ static int replay(run_ctx *c, br_error *err)
 			}
 			if (pthread_timedjoin_np(timing, NULL, &until) == 0)
 				break;
-			br_progress_draw(&c->progress, atomic_load(&s->issued), NULL, false);
+			tool_progress_draw(&c->progress, atomic_load(&s->issued), NULL, false);
 		}
 	}
-	br_progress_done(&c->progress);
+	tool_progress_done(&c->progress);
 	plan_free(f.p);
 	br_reader_close(f.r);
 	c->cpu_used = cpu_seconds() - cpu0;
@@ -166,9 +166,9 @@ static void finish_report(run_ctx *c, int *status)
 	if (c->o->report && report_json(c->o->report, &r, &f, &err))
 		*status = fail(&err);
 	if (f.failed) {
-		fprintf(stderr, "blkreel-replay: %llu IO%s failed%s (see the report)\n",
-			(unsigned long long)f.failed, f.failed == 1 ? "" : "s",
-			c->o->stop_on_error && r.aborted ? "; stopped there (--stop-on-error)" : "");
+		tool_say(PROG, "%llu IO%s failed%s (see the report)", (unsigned long long)f.failed,
+			 f.failed == 1 ? "" : "s",
+			 c->o->stop_on_error && r.aborted ? "; stopped there (--stop-on-error)" : "");
 		*status = 1;
 	}
 	if (r.aborted)
@@ -234,18 +234,17 @@ static int prepare(run_ctx *c, br_error *err)
 	if (rc)
 		return rc;
 	if (c->scan.ndevices > 1 && o->nmaps == 1 && o->maps[0].any)
-		fprintf(stderr, "blkreel-replay: warning: the trace has %zu devices; -d replays all of "
-			"them onto %s (--map keeps them apart)\n", c->scan.ndevices, o->maps[0].path);
+		tool_say(PROG, "warning: the trace has %zu devices; -d replays all of them onto %s "
+			 "(--map keeps them apart)", c->scan.ndevices, o->maps[0].path);
 	session *s = &c->s;
 	c->depth = depth_choose(o->max_inflight, o->no_stall, c->scan.trace_inflight_max,
 				c->scan.completed, c->targets, c->ntargets,
 				(unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	s->depth = c->depth.depth;
 	if (c->depth.above_queue)
-		fprintf(stderr, "blkreel-replay: warning: --max-inflight %u is more than %s's queue "
-			"holds (%u requests); the device refuses IOs beyond it, and those sent "
-			"again reach it out of order\n", o->max_inflight, c->depth.queue_of,
-			c->depth.queue);
+		tool_say(PROG, "warning: --max-inflight %u is more than %s's queue holds (%u requests); "
+			 "the device refuses IOs beyond it, and those sent again reach it out of order",
+			 o->max_inflight, c->depth.queue_of, c->depth.queue);
 	s->targets = c->targets;
 	s->ntargets = c->ntargets;
 	s->speed = o->speed;
@@ -276,8 +275,8 @@ int replay_run(const replay_opts *o)
 {
 	run_ctx *c = calloc(1, sizeof *c);
 	if (!c) {
-		fprintf(stderr, "blkreel-replay: out of memory\n");
-		return 1;
+		tool_say(PROG, "out of memory");
+		return TOOL_EXIT_FAIL;
 	}
 	c->o = o;
 	br_error err;
@@ -285,7 +284,7 @@ int replay_run(const replay_opts *o)
 	int status = 0;
 	int rc = prepare(c, &err);
 	if (!rc) {
-		br_progress_init(&c->progress, STDERR_FILENO, o->progress, "blkreel-replay");
+		tool_progress_init(&c->progress, STDERR_FILENO, o->progress, "blkreel-replay");
 		rc = replay(c, &err);
 		if (rc)
 			status = fail(&err);

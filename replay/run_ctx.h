@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/uio.h>
 #include "blkreel/error.h"
-#include "blkreel/progress.h"
+#include "tool/progress.h"
 #include "cli.h"
 #include "depth.h"
 #include "plan.h"
@@ -25,7 +25,7 @@ typedef struct run_ctx {
 	session s;
 	void *bufmem;
 	bool ring_up, stats_up, engine_up;
-	br_progress progress;
+	tool_progress progress;
 	double cpu_used;
 } run_ctx;
 

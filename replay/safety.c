@@ -9,26 +9,17 @@
 
 #include "blkreel/event.h"
 #include "probe.h"
+#include "tool/sysfs.h"
 
 /* The whole-disk device of a partition M:m (from sysfs), or rdev itself. */
 static dev_t whole_disk(dev_t rdev)
 {
-	char path[128];
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/partition", major(rdev), minor(rdev));
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return rdev;
-	fclose(f);
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/../dev", major(rdev), minor(rdev));
-	f = fopen(path, "r");
-	if (!f)
-		return rdev;
+	char dir[128];
 	unsigned ma, mi;
-	dev_t d = rdev;
-	if (fscanf(f, "%u:%u", &ma, &mi) == 2)
-		d = makedev(ma, mi);
-	fclose(f);
-	return d;
+	tool_sysfs_dir(dir, sizeof dir, major(rdev), minor(rdev));
+	if (!tool_sysfs_is_partition(dir) || !tool_sysfs_disk(dir, &ma, &mi))
+		return rdev;
+	return makedev(ma, mi);
 }
 
 /* Block device number of a mount's source ("/dev/..."), 0 when it has none. */
@@ -111,23 +102,19 @@ bool safety_held(dev_t rdev, char *holder, size_t size)
 	}
 	/* the disk's partitions are the subdirectories with a "partition" file */
 	char path[128];
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u", major(disk), minor(disk));
+	tool_sysfs_dir(path, sizeof path, major(disk), minor(disk));
 	DIR *d = opendir(path);
 	if (!d)
 		return false;
 	struct dirent *e;
 	bool held = false;
 	while (!held && (e = readdir(d))) {
-		char part[512];
+		char part[512], dev[520];
 		unsigned ma, mi;
-		snprintf(part, sizeof part, "%s/%s/dev", path, e->d_name);
-		FILE *f = e->d_name[0] != '.' ? fopen(part, "r") : NULL;
-		if (!f)
-			continue;
-		bool ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
-		fclose(f);
-		snprintf(part, sizeof part, "%s/%s/partition", path, e->d_name);
-		if (!ok || makedev(ma, mi) == rdev || access(part, F_OK) != 0)
+		snprintf(part, sizeof part, "%s/%s", path, e->d_name);
+		snprintf(dev, sizeof dev, "%s/dev", part);
+		if (e->d_name[0] == '.' || !tool_sysfs_read_dev(dev, &ma, &mi) ||
+		    makedev(ma, mi) == rdev || !tool_sysfs_is_partition(part))
 			continue;
 		if (held_one(makedev(ma, mi), name, sizeof name)) {
 			snprintf(holder, size, "%s (holding %s, %s)", name, e->d_name,
@@ -165,12 +152,7 @@ bool safety_backing_loop(const char *sys_block, const struct stat *file, char *l
 			continue;
 		unsigned ma, mi;
 		snprintf(path, sizeof path, "%s/%s/dev", sys_block, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
-		fclose(f);
-		if (!ok)
+		if (!tool_sysfs_read_dev(path, &ma, &mi))
 			continue;
 		snprintf(loop, size, "/dev/%s", e->d_name);
 		*loop_rdev = makedev(ma, mi);

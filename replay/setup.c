@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "safety.h"
+#include "tool/say.h"
 
 int setup_targets(run_ctx *c, br_error *err)
 {
@@ -99,8 +100,8 @@ int setup_engine(run_ctx *c, struct iovec *iov, br_error *err)
 		if (c->o->engine || !engine_list[i + 1])
 			return rc;
 		char msg[1024];
-		fprintf(stderr, "blkreel-replay: %s unavailable (%s); using %s\n", e->name,
-			br_error_format(err, msg, sizeof msg), engine_list[i + 1]->name);
+		tool_say("blkreel-replay", "%s unavailable (%s); using %s", e->name,
+			 br_error_format(err, msg, sizeof msg), engine_list[i + 1]->name);
 		br_error_clear(err);
 	}
 	return br_error_set(err, BR_EINVAL, 0, NULL, -1, "no IO engine available");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "tool/io.h"
+
 int spool_stdin(char *path, size_t size, br_error *err)
 {
 	const char *dir = getenv("TMPDIR");
@@ -26,19 +28,13 @@ int spool_stdin(char *path, size_t size, br_error *err)
 		}
 		if (n == 0)
 			break;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(fd, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				int e = errno;
-				close(fd);
-				unlink(path);
-				return br_error_set(err, BR_ESYS, e, path, total, "writing");
-			}
-			off += w;
-			total += w;
+		int rc = tool_write_all(fd, buf, (size_t)n, path, (uint64_t)total, err);
+		if (rc) {
+			close(fd);
+			unlink(path);
+			return rc;
 		}
+		total += n;
 	}
 	if (close(fd) != 0) {
 		int e = errno;

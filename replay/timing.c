@@ -47,7 +47,7 @@ static int commit(session *s, batch *b)
 	if (!b->n)
 		return 0;
 	if (!(s->eng->flags & ENGINE_STAMPS_ISSUE)) {
-		uint64_t t = now_ns();
+		uint64_t t = tool_now_ns();
 		for (unsigned i = 0; i < b->n; i++) {
 			b->io[i]->t_issue = t;
 			stats_issue(&s->stats, b->io[i]);
@@ -111,7 +111,7 @@ static int issue_one(session *s, const replay_item *it, uint64_t due, batch *b)
 	unsigned n = atomic_fetch_add(&s->inflight, 1) + 1;
 	if (n > s->stats.inflight_max)
 		s->stats.inflight_max = n;
-	io->t_submit = now_ns();
+	io->t_submit = tool_now_ns();
 	if (s->no_stall)
 		io->t_target = io->t_submit;
 	tracelog_add(s->tl, io, tg, __BLK_TA_QUEUE, io->t_submit, 0);
@@ -144,7 +144,7 @@ static int run_schedule(session *s)
 				return rc;
 			if (!wait_deps(s, it->deps))
 				s->stats.deps_unmet++;
-			uint64_t now = now_ns();
+			uint64_t now = tool_now_ns();
 			if (now > due) {
 				shift += now - due;
 				due = now;
@@ -156,7 +156,7 @@ static int run_schedule(session *s)
 				return rc;
 			wait_slot(s);
 		}
-		if (!s->no_stall && due > now_ns()) {
+		if (!s->no_stall && due > tool_now_ns()) {
 			int rc = commit(s, &b);
 			if (rc)
 				return rc;
@@ -170,7 +170,7 @@ static int run_schedule(session *s)
 		/* go on batching only while the next IO is already due */
 		const replay_item *next = item_ring_peek(&s->ring, 0);
 		bool more = next && b.n < BATCH_MAX && atomic_load(&s->inflight) < s->depth &&
-			   (s->no_stall || target_of(s, next, shift) <= now_ns()) &&
+			   (s->no_stall || target_of(s, next, shift) <= tool_now_ns()) &&
 			   !(s->closed && next->deps > atomic_load(&s->completed));
 		if (!more && (rc = commit(s, &b)))
 			return rc;

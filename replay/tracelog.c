@@ -8,6 +8,7 @@
 
 #include "blkreel/writer.h"
 #include "clock.h"
+#include "tool/io.h"
 
 #define HOLD_NS 250000000ull
 
@@ -37,16 +38,10 @@ static int by_time(const void *a, const void *b)
 
 static int reserve(br_event **buf, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 4096;
-	while (n < need)
-		n *= 2;
-	br_event *b = realloc(*buf, n * sizeof *b);
+	br_event *b = tool_grow(*buf, cap, need, sizeof *b, 4096);
 	if (!b)
 		return -1;
 	*buf = b;
-	*cap = n;
 	return 0;
 }
 
@@ -104,7 +99,7 @@ static void *writer_main(void *arg)
 		capb = c;
 		batch = in;
 		pthread_mutex_unlock(&tl->lock);
-		uint64_t limit = stop ? UINT64_MAX : now_ns() + tl->time_base - HOLD_NS;
+		uint64_t limit = stop ? UINT64_MAX : tool_now_ns() + tl->time_base - HOLD_NS;
 		drain(tl, batch, n, limit);
 		if (stop)
 			break;

@@ -28,6 +28,7 @@
 #include "spool/raw_spool.h"
 #include "capture.skel.h"
 #include "spool/names.h"
+#include "tool/clock.h"
 
 /* per CPU: ~800k records, 1 s at this machine's peak rate (with 16 MiB a
  * capture starved for 0.6 s on the busy shared machine lost events) */
@@ -543,9 +544,7 @@ static int bpf_fds(void *vst, struct pollfd *pfd, int max)
  * rings are read, if its CPU's flush took everything. */
 static uint64_t flush_stages(bpf_state *st)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
-	uint64_t before = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t before = tool_now_ns(); /* CLOCK_MONOTONIC: bpf_ktime_get_ns's clock */
 	for (unsigned c = 0; st->flush_fd >= 0 && c < st->cfg->ncpu; c++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = c);
 		int rc = bpf_prog_test_run_opts(st->flush_fd, &o);

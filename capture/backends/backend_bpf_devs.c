@@ -8,16 +8,7 @@
 
 #include "blkreel/event.h"
 #include "devices.h"
-
-static int read_u64(const char *path, unsigned long long *v)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	int ok = fscanf(f, "%llu", v) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
-}
+#include "tool/sysfs.h"
 
 static int add(struct bcr_dev *rules, int n, uint32_t dev, unsigned stages, size_t index, uint64_t lo, uint64_t hi,
 	       br_error *err)
@@ -44,9 +35,9 @@ int bpf_dev_rules(const cap_config *cfg, struct bcr_dev *rules, br_error *err)
 				uint32_t disk;
 				char path[300];
 				snprintf(path, sizeof path, "%s/start", d->sysfs);
-				int bad = read_u64(path, &start);
+				bool bad = !tool_sysfs_read_u64(path, &start);
 				snprintf(path, sizeof path, "%s/size", d->sysfs);
-				bad = bad || read_u64(path, &size);
+				bad = bad || !tool_sysfs_read_u64(path, &size);
 				snprintf(path, sizeof path, "%s/../dev", d->sysfs);
 				bad = bad || !cap_device_disk(d, &disk);
 				if (bad)

@@ -8,6 +8,7 @@
 #include "spool/merge.h"
 #include "spool/names.h"
 #include "spool/raw_spool.h"
+#include "tool/clock.h"
 
 struct cap_sink {
 	cap_sink_opts o;
@@ -24,13 +25,6 @@ struct cap_sink {
 	bool no_merge;            /* BLKREEL_CAPTURE_NOMERGE=1 (bench): written as pushed */
 	cap_sink_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err)
 {
@@ -212,7 +206,7 @@ static void note_idle(cap_sink *s, uint64_t now)
 
 int cap_sink_drain(cap_sink *s, bool all, br_error *err)
 {
-	return cap_sink_drain_at(s, all, mono_ns(), err);
+	return cap_sink_drain_at(s, all, tool_now_ns(), err);
 }
 
 int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)

@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool/clock.h"
+#include "tool/io.h"
+
 struct cap_spool {
 	int fd;
 	char path[1040];
@@ -32,13 +35,6 @@ struct cap_spool {
 	int sync_errno;       /* first failed fdatasync */
 	bool sync_reported;
 };
-
-static uint64_t spool_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* At most one fdatasync per CAP_SPOOL_SYNC_NS, and only when there is
  * something new: on a busy capture the disk is not made to flush all the
@@ -110,19 +106,15 @@ static int write_batch(cap_spool *s, br_error *err)
 {
 	if (s->write_errno)
 		return br_error_set(err, BR_ESYS, s->write_errno, s->path, (int64_t)s->offset, "write failed");
-	size_t done = 0;
-	while (done < s->len) {
-		ssize_t w = write(s->fd, s->buf + done, s->len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			s->write_errno = errno;
-			/* what reached the file is whole records up to a torn tail:
-			 * the replay stops there */
-			s->offset += done;
-			return br_error_set(err, BR_ESYS, s->write_errno, s->path, (int64_t)s->offset, "write failed");
-		}
-		done += (size_t)w;
+	br_error e;
+	if (tool_write_all(s->fd, s->buf, s->len, s->path, s->offset, &e)) {
+		s->write_errno = e.sys_errno;
+		/* what reached the file is whole records up to a torn tail (the
+		 * replay stops there); the error says where the write failed */
+		s->offset = (uint64_t)e.offset;
+		if (err)
+			*err = e;
+		return e.code;
 	}
 	s->offset += s->len;
 	s->len = 0;
@@ -142,7 +134,7 @@ static int batch_make_room(cap_spool *s, size_t need, br_error *err)
 			return rc;
 	}
 	if (s->len == 0)
-		s->batch_since = spool_now_ns();
+		s->batch_since = tool_now_ns();
 	return 0;
 }
 

@@ -5,11 +5,10 @@
 int main(int argc, char **argv)
 {
 	parse_cli cli;
-	int rc = parse_cli_read(argc, argv, &cli);
-	if (rc == CLI_OK)
+	bool run;
+	int rc = parse_cli_read(argc, argv, &cli, &run);
+	if (run)
 		rc = parse_run(&cli);
-	else if (rc == CLI_EXIT_OK)
-		rc = 0;
 	parse_cli_free(&cli);
 	return rc;
 }

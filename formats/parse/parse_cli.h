@@ -6,10 +6,11 @@
 #include <stddef.h>
 #include "blkreel/reader.h"
 #include "blkreel/writer.h"
+#include "tool/exit.h"
 
 typedef struct parse_cli {
 	const char **inputs;
-	size_t ninputs;
+	size_t ninputs, inputs_cap;
 	const char *output;        /* -o: converted file (kind from name, or --format) */
 	enum br_output_kind output_kind;
 	const char *split;         /* --split NAME: per-CPU set */
@@ -21,11 +22,9 @@ typedef struct parse_cli {
 	br_writer_opts write;
 } parse_cli;
 
-enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
-
-/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
- * CLI_USAGE after printing a usage error to stderr. */
-int parse_cli_read(int argc, char **argv, parse_cli *cli);
+/* Fills cli and sets *run when the tool is to run; otherwise what main
+ * returns now (0 after --help/--version, a usage error said on stderr). */
+tool_exit parse_cli_read(int argc, char **argv, parse_cli *cli, bool *run);
 void parse_cli_free(parse_cli *cli);
 
 #endif

@@ -1,22 +1,26 @@
 #include "parse_run.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "blkreel/progress.h"
 #include "blkreel/stats.h"
 #include "blkreel/summary.h"
 #include "blkreel/text.h"
 #include "info_print.h"
+#include "tool/progress.h"
+#include "tool/say.h"
+
+#define PROG "blkreel-parse"
 
 static int report(const br_error *err)
 {
 	char msg[1400];
-	fprintf(stderr, "blkreel-parse: %s%s\n", br_error_format(err, msg, sizeof msg),
-		err->code == BR_ECORRUPT ? " (--salvage skips damaged members)" : "");
-	return 1;
+	tool_say(PROG, "%s%s", br_error_format(err, msg, sizeof msg),
+		 err->code == BR_ECORRUPT ? " (--salvage skips damaged members)" : "");
+	return TOOL_EXIT_FAIL;
 }
 
 typedef struct run_state {
@@ -25,13 +29,13 @@ typedef struct run_state {
 	br_text *text;
 	br_summary *summary;
 	br_stats *stats;        /* --info: the shared pairing, for D2C and Q2C */
-	br_progress progress;
+	tool_progress progress;
 } run_state;
 
 static void release(run_state *s, bool failed)
 {
 	br_error ignored;
-	br_progress_done(&s->progress);
+	tool_progress_done(&s->progress);
 	if (failed)
 		br_writer_abort(s->writer);
 	else
@@ -58,13 +62,13 @@ static void warn_losses(const br_reader *r)
 	for (size_t i = 0; i < br_reader_ninputs(r); i++) {
 		const br_input_info *in = br_reader_input(r, i);
 		if (in->bad_records_skipped)
-			fprintf(stderr, "blkreel-parse: %s: skipped %" PRIu64 " malformed lines (--skip-bad)\n",
-				in->path, in->bad_records_skipped);
+			tool_say(PROG, "%s: skipped %" PRIu64 " malformed lines (--skip-bad)", in->path,
+				 in->bad_records_skipped);
 		for (size_t d = 0; d < in->ndamage; d++) {
 			char line[512];
-			fprintf(stderr, "blkreel-parse: warning: %s\n",
-				info_damage_line(in, &in->damage[d], br_reader_start_time(r), line,
-						 sizeof line));
+			tool_say(PROG, "warning: %s",
+				 info_damage_line(in, &in->damage[d], br_reader_start_time(r), line,
+						  sizeof line));
 		}
 	}
 }
@@ -78,9 +82,9 @@ static bool warn_missing_devices(const br_reader *r, const br_reader_opts *o)
 	for (unsigned i = 0; i < o->ndevices; i++) {
 		if (br_reader_device_events(r, i))
 			continue;
-		fprintf(stderr, "blkreel-parse: warning: no events of device %u,%u in the %s\n",
-			BR_DEV_MAJOR(o->devices[i]), BR_DEV_MINOR(o->devices[i]),
-			o->has_from || o->has_to ? "time window" : "input");
+		tool_say(PROG, "warning: no events of device %u,%u in the %s",
+			 BR_DEV_MAJOR(o->devices[i]), BR_DEV_MINOR(o->devices[i]),
+			 o->has_from || o->has_to ? "time window" : "input");
 		missing = true;
 	}
 	return missing;
@@ -116,7 +120,7 @@ int parse_run(const parse_cli *cli)
 		return report(&err);
 	}
 	/* a status line would interleave with events printed to a terminal */
-	br_progress_init(&s.progress, STDERR_FILENO,
+	tool_progress_init(&s.progress, STDERR_FILENO,
 			 cli->progress && !(cli->text && isatty(STDOUT_FILENO)), "blkreel-parse");
 
 	uint64_t n = 0;
@@ -131,9 +135,9 @@ int parse_run(const parse_cli *cli)
 			break;
 		if (s.stats && (rc = br_stats_add(s.stats, &ev, &err)))
 			break;
-		br_progress_tick(&s.progress, n, NULL);
+		tool_progress_tick(&s.progress, n, NULL);
 	}
-	br_progress_done(&s.progress);
+	tool_progress_done(&s.progress);
 	if (rc == BR_ENOMEM && !err.msg[0])
 		br_error_set(&err, rc, 0, NULL, -1, "out of memory");
 	if (rc < 0) {
@@ -171,8 +175,8 @@ int parse_run(const parse_cli *cli)
 	bool devices_missing = warn_missing_devices(s.reader, &cli->read);
 	release(&s, false);
 	if (fflush(stdout) != 0) {
-		perror("blkreel-parse: <stdout>");
-		return 1;
+		tool_say(PROG, "<stdout>: %s", strerror(errno));
+		return TOOL_EXIT_FAIL;
 	}
-	return devices_missing ? 1 : 0;
+	return devices_missing ? TOOL_EXIT_FAIL : TOOL_EXIT_OK;
 }

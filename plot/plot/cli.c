@@ -1,62 +1,15 @@
-/* Parsing blkreel-plot's options into plot_opts; usage errors exit 2. */
+/* Parsing blkreel-plot's options into plot_opts (one tool_opt table). */
 #include "cli.h"
 #include "blkreel/reader.h"
 #include "blkreel/units.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "blkreel/cli.h"
+#include "tool/opts.h"
+#include "tool/say.h"
 
 #define PROG "blkreel-plot"
-
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"Usage: " PROG " [OPTION]... -t TRACE [-l LABEL] [-t TRACE [-l LABEL]]...\n"
-"Plot block-I/O traces seekwatcher-style: disk offsets, throughput, seeks,\n"
-"IOPS, latency and queue depth on one time axis, with a stats table.\n"
-"TRACE is anything blkreel reads (compressed .blktrace.gz, a per-CPU set\n"
-"NAME or NAME.blktrace.0, a blkparse -d dump, - for standard input).\n"
-"\n"
-"  -t, --trace=FILE         a trace to plot (repeat to compare; up to %d)\n"
-"  -l, --label=TEXT         label of the trace given just before\n"
-"  -o, --output=FILE        figure file: .png, .svg or .pdf (default trace.png)\n"
-"  -T, --title=TEXT         figure title\n"
-"  -F, --size=WxH           figure size in pixels (default 1100x1300)\n"
-"      --dpi=N              resolution for text and vector sizes (default 96)\n"
-"      --panels=LIST        panels to draw, in this order of names:\n"
-"                           io,tput,seek,iops,lat,qd,stats (default all)\n"
-"      --no-panels=LIST     panels to leave out\n"
-"  -x, --time=A:B           time window, seconds (or 250ms, 2m) after each\n"
-"                           trace's start\n"
-"  -z, --offset=A:B         offset range of the io panel in MB (default: the\n"
-"                           busy region, stated on the figure)\n"
-"  -b, --bucket=DURATION    bucket width of the line panels and the CSV\n"
-"                           (default: from the span, about 4 pixels each)\n"
-"  -r, --rolling=DURATION   moving average of the line panels over DURATION\n"
-"      --dev=MAJ,MIN        only this device\n"
-"      --input-format=NAME  read every trace as NAME instead of detecting it\n"
-"                           (the names blkreel-parse --help lists)\n"
-"      --skip-bad           text inputs: skip malformed lines (counted)\n"
-"  -P, --by-process         colour the io panel by process\n"
-"      --stack              one io panel per trace instead of overlaying\n"
-"      --csv=FILE           write every plotted series as CSV\n"
-"      --movie=FILE         also write an animated PNG (APNG) of the io panel\n"
-"      --movie-frames=N     frames in the movie (default 60)\n"
-"      --allow-empty        draw a figure saying \"no IO in this range\" instead\n"
-"                           of failing when nothing is in range\n"
-"  -q, --quiet              no progress line\n"
-"  -h, --help               display this help and exit\n"
-"  -V, --version            output version information and exit\n"
-"\n"
-"Throughput, IOPS and marks come from completions (C), seeks from issues (D);\n"
-"a trace without them falls back to D, then Q, and the figure says so.\n"
-"\n"
-"Exit status: 0 if OK, 1 if a trace could not be read or holds no IO in range,\n"
-"2 for a usage error.\n", PLOT_MAX_TRACES);
-}
 
 static int parse_panels(const char *list, unsigned *mask)
 {
@@ -70,7 +23,7 @@ static int parse_panels(const char *list, unsigned *mask)
 			if (!strcmp(tok, plot_panel_names[p]))
 				found = p;
 		if (found < 0) {
-			br_cli_usage(stderr, PROG, "unknown panel '%s' (known: io, tput, seek, iops, lat, qd, stats)", tok);
+			tool_usage(PROG, "unknown panel '%s' (known: io, tput, seek, iops, lat, qd, stats)", tok);
 			free(dup);
 			return -1;
 		}
@@ -145,11 +98,66 @@ static char *default_label(const char *path)
 	return s;
 }
 
-enum { OPT_DPI = 256, OPT_PANELS, OPT_NO_PANELS, OPT_DEV, OPT_STACK, OPT_CSV, OPT_MOVIE,
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+enum { OPT_DPI = TOOL_KEY_LONG, OPT_PANELS, OPT_NO_PANELS, OPT_STACK, OPT_CSV, OPT_MOVIE,
        OPT_FRAMES, OPT_ALLOW_EMPTY, OPT_INPUT_FORMAT, OPT_SKIP_BAD };
 
-int plot_cli_read(int argc, char **argv, plot_cli *cli)
+static const tool_opt options[] = {
+	{ 't', "trace", "FILE", "a trace to plot (repeat to compare; up to " STR(PLOT_MAX_TRACES) ")" },
+	{ 'l', "label", "TEXT", "label of the trace given just before" },
+	{ 'o', "output", "FILE", "figure file: .png, .svg or .pdf (default trace.png)" },
+	{ 'T', "title", "TEXT", "figure title" },
+	{ 'F', "size", "WxH", "figure size in pixels (default 1100x1300)" },
+	{ OPT_DPI, "dpi", "N", "resolution for text and vector sizes (default 96)" },
+	{ OPT_PANELS, "panels", "LIST", "panels to draw, in this order of names:\n"
+					"io,tput,seek,iops,lat,qd,stats (default all)" },
+	{ OPT_NO_PANELS, "no-panels", "LIST", "panels to leave out" },
+	{ 'x', "time", "A:B", "time window, seconds (or 250ms, 2m) after each\n"
+			      "trace's start" },
+	{ 'z', "offset", "A:B", "offset range of the io panel in MB (default: the\n"
+				"busy region, stated on the figure)" },
+	{ 'b', "bucket", "DURATION", "bucket width of the line panels and the CSV\n"
+				     "(default: from the span, about 4 pixels each)" },
+	{ 'r', "rolling", "DURATION", "moving average of the line panels over DURATION" },
+	{ 'd', "dev", "MAJ,MIN", "only this device" },
+	{ OPT_INPUT_FORMAT, "input-format", "NAME", "read every trace as NAME instead of detecting it\n"
+						   "(the names blkreel-parse --help lists)" },
+	{ OPT_SKIP_BAD, "skip-bad", NULL, "text inputs: skip malformed lines (counted)" },
+	{ 'P', "by-process", NULL, "colour the io panel by process" },
+	{ OPT_STACK, "stack", NULL, "one io panel per trace instead of overlaying" },
+	{ OPT_CSV, "csv", "FILE", "write every plotted series as CSV" },
+	{ OPT_MOVIE, "movie", "FILE", "also write an animated PNG (APNG) of the io panel" },
+	{ OPT_FRAMES, "movie-frames", "N", "frames in the movie (default 60)" },
+	{ OPT_ALLOW_EMPTY, "allow-empty", NULL, "draw a figure saying \"no IO in this range\" instead\n"
+						"of failing when nothing is in range" },
+	{ 'q', "quiet", NULL, "no progress line" },
+	TOOL_OPTS_END,
+};
+
+static const tool_desc desc = {
+	.prog = PROG,
+	.version = "(blkreel) " BLKREEL_VERSION,
+	.opts = options,
+	.column = 27,
+	.head = "Usage: " PROG " [OPTION]... -t TRACE [-l LABEL] [-t TRACE [-l LABEL]]...\n"
+		"Plot block-I/O traces seekwatcher-style: disk offsets, throughput, seeks,\n"
+		"IOPS, latency and queue depth on one time axis, with a stats table.\n"
+		"TRACE is anything blkreel reads (compressed .blktrace.gz, a per-CPU set\n"
+		"NAME or NAME.blktrace.0, a blkparse -d dump, - for standard input).\n"
+		"\n",
+	.tail = "\n"
+		"Throughput, IOPS and marks come from completions (C), seeks from issues (D);\n"
+		"a trace without them falls back to D, then Q, and the figure says so.\n"
+		"\n"
+		"Exit status: 0 if OK, 1 if a trace could not be read or holds no IO in range,\n"
+		"2 for a usage error.\n",
+};
+
+tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 {
+	*run = false;
 	memset(cli, 0, sizeof(*cli));
 	plot_opts *o = &cli->o;
 	o->out = "trace.png";
@@ -159,46 +167,20 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 	o->movie_frames = 60;
 	cli->cmdline = join_argv(argc, argv);
 	o->cmdline = cli->cmdline;
-	static const struct option longopts[] = {
-		{ "trace", required_argument, NULL, 't' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 'T' },
-		{ "size", required_argument, NULL, 'F' },
-		{ "dpi", required_argument, NULL, OPT_DPI },
-		{ "panels", required_argument, NULL, OPT_PANELS },
-		{ "no-panels", required_argument, NULL, OPT_NO_PANELS },
-		{ "time", required_argument, NULL, 'x' },
-		{ "offset", required_argument, NULL, 'z' },
-		{ "rolling", required_argument, NULL, 'r' },
-		{ "bucket", required_argument, NULL, 'b' },
-		{ "dev", required_argument, NULL, OPT_DEV },
-		{ "by-process", no_argument, NULL, 'P' },
-		{ "stack", no_argument, NULL, OPT_STACK },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "movie", required_argument, NULL, OPT_MOVIE },
-		{ "movie-frames", required_argument, NULL, OPT_FRAMES },
-		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
-		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
-		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned no_panels = 0;
+	tool_args args;
+	tool_args_start(&args, &desc, argc, argv);
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:l:o:T:F:x:z:r:b:PqhV", longopts, NULL)) != -1) {
+	while ((c = tool_args_next(&args)) >= 0) {
 		switch (c) {
 		case 't':
 			if (o->ntraces == PLOT_MAX_TRACES)
-				return br_cli_usage(stderr, PROG, "at most 8 traces (%s)", optarg);
+				return tool_usage(PROG, "at most 8 traces (%s)", optarg);
 			o->paths[o->ntraces++] = optarg;
 			break;
 		case 'l':
 			if (!o->ntraces)
-				return br_cli_usage(stderr, PROG, "-l %s must follow the -t it names", optarg);
+				return tool_usage(PROG, "-l %s must follow the -t it names", optarg);
 			o->labels[o->ntraces - 1] = optarg;
 			break;
 		case 'o': o->out = optarg; break;
@@ -207,9 +189,9 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			unsigned w, h;
 			char x;
 			if (sscanf(optarg, "%u%c%u", &w, &x, &h) != 3 || (x != 'x' && x != 'X'))
-				return br_cli_usage(stderr, PROG, "-F wants WIDTHxHEIGHT in pixels, not '%s'", optarg);
+				return tool_usage(PROG, "-F wants WIDTHxHEIGHT in pixels, not '%s'", optarg);
 			if (w < 400 || h < 300 || w > 10000 || h > 10000)
-				return br_cli_usage(stderr, PROG, "-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
+				return tool_usage(PROG, "-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
 			o->width = w;
 			o->height = h;
 			break;
@@ -218,33 +200,33 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 			char *end;
 			double v = strtod(optarg, &end);
 			if (*end || !(v >= 24 && v <= 1200))
-				return br_cli_usage(stderr, PROG, "--dpi %s: want a number from 24 to 1200", optarg);
+				return tool_usage(PROG, "--dpi %s: want a number from 24 to 1200", optarg);
 			o->dpi = v;
 			break;
 		}
 		case OPT_PANELS:
 			if (parse_panels(optarg, &o->panels))
-				return CLI_USAGE;
+				return TOOL_EXIT_USAGE;
 			o->panels_explicit = true;
 			break;
 		case OPT_NO_PANELS:
 			if (parse_panels(optarg, &no_panels))
-				return CLI_USAGE;
+				return TOOL_EXIT_USAGE;
 			break;
 		case 'x':
 			if (parse_range_time(optarg, &o->x0, &o->x1))
-				return br_cli_usage(stderr, PROG, "-x wants START:END (seconds, or with a unit: 250ms), not '%s'", optarg);
+				return tool_usage(PROG, "-x wants START:END (seconds, or with a unit: 250ms), not '%s'", optarg);
 			if (o->x1 <= o->x0)
-				return br_cli_usage(stderr, PROG, "-x %s: the end must come after the start", optarg);
+				return tool_usage(PROG, "-x %s: the end must come after the start", optarg);
 			o->has_x = true;
 			break;
 		case 'z': {
 			double a, b;
 			char tail;
 			if (sscanf(optarg, "%lf:%lf%c", &a, &b, &tail) != 2 || a < 0)
-				return br_cli_usage(stderr, PROG, "-z wants START:END in MB, not '%s'", optarg);
+				return tool_usage(PROG, "-z wants START:END in MB, not '%s'", optarg);
 			if (b <= a)
-				return br_cli_usage(stderr, PROG, "-z %s: the end must be above the start", optarg);
+				return tool_usage(PROG, "-z %s: the end must be above the start", optarg);
 			o->has_z = true;
 			o->z0 = a;
 			o->z1 = b;
@@ -252,14 +234,14 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		}
 		case 'r':
 			if (br_parse_duration_ns(optarg, &o->avg_window_ns))
-				return br_cli_usage(stderr, PROG, "-r wants a duration (2, 500ms), not '%s'", optarg);
+				return tool_usage(PROG, "-r wants a duration (2, 500ms), not '%s'", optarg);
 			break;
 		case 'b':
 			if (br_parse_duration_ns(optarg, &o->bucket_ns) || o->bucket_ns < 1000)
-				return br_cli_usage(stderr, PROG, "-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
+				return tool_usage(PROG, "-b wants a duration of at least 1us (1, 10ms), not '%s'", optarg);
 			break;
-		case OPT_DEV: {
-			int rc = br_cli_device(stderr, PROG, "--dev", optarg, &o->dev);
+		case 'd': {
+			tool_exit rc = tool_arg_device(PROG, "--dev", optarg, &o->dev);
 			if (rc)
 				return rc;
 			o->has_dev = true;
@@ -272,47 +254,45 @@ int plot_cli_read(int argc, char **argv, plot_cli *cli)
 		case OPT_FRAMES: {
 			uint64_t v;
 			if (br_parse_uint(optarg, 2, 2000, &v))
-				return br_cli_usage(stderr, PROG, "--movie-frames %s: want 2 to 2000", optarg);
+				return tool_usage(PROG, "--movie-frames %s: want 2 to 2000", optarg);
 			o->movie_frames = (unsigned)v;
 			break;
 		}
 		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
 		case OPT_INPUT_FORMAT:
 			if (!br_input_format_known(optarg))
-				return br_cli_usage(stderr, PROG, "--input-format: unknown format '%s'", optarg);
+				return tool_usage(PROG, "--input-format: unknown format '%s'", optarg);
 			o->input_format = optarg;
 			break;
 		case OPT_SKIP_BAD: o->skip_bad = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': usage(stdout); return CLI_EXIT_OK;
-		case 'V': printf(PROG " (blkreel) " BLKREEL_VERSION "\n"); return CLI_EXIT_OK;
-		case ':':
-		default:
-			return br_cli_bad_option(stderr, PROG, c, argv[optind - 1]);
 		}
 	}
+	if (c == TOOL_ARGS_STOP)
+		return args.exit;
 	for (; optind < argc; optind++) {
 		if (o->ntraces == PLOT_MAX_TRACES)
-			return br_cli_usage(stderr, PROG, "at most 8 traces (%s)", argv[optind]);
+			return tool_usage(PROG, "at most 8 traces (%s)", argv[optind]);
 		o->paths[o->ntraces++] = argv[optind];
 	}
 	if (!o->ntraces)
-		return br_cli_usage(stderr, PROG, "%s", "no trace given (use -t FILE)");
+		return tool_usage(PROG, "%s", "no trace given (use -t FILE)");
 	o->panels &= ~no_panels;
 	if (!o->panels)
-		return br_cli_usage(stderr, PROG, "%s", "no panels left to draw");
+		return tool_usage(PROG, "%s", "no panels left to draw");
 	if (o->stack && !(o->panels & 1u << PANEL_IO))
-		return br_cli_usage(stderr, PROG, "%s", "--stack needs the io panel");
+		return tool_usage(PROG, "%s", "--stack needs the io panel");
 	for (size_t i = 0; i < o->ntraces; i++)
 		if (!o->labels[i]) {
 			cli->labels_owned[i] = default_label(o->paths[i]);
 			o->labels[i] = cli->labels_owned[i] ? cli->labels_owned[i] : o->paths[i];
 		}
 	if (!plot_output_ok(o->out))
-		return br_cli_usage(stderr, PROG, "-o %s: the name must end in .png, .svg or .pdf", o->out);
+		return tool_usage(PROG, "-o %s: the name must end in .png, .svg or .pdf", o->out);
 	if (o->movie && !plot_movie_name_ok(o->movie))
-		return br_cli_usage(stderr, PROG, "--movie %s: the name must end in .png or .apng", o->movie);
-	return CLI_OK;
+		return tool_usage(PROG, "--movie %s: the name must end in .png or .apng", o->movie);
+	*run = true;
+	return TOOL_EXIT_OK;
 }
 
 void plot_cli_free(plot_cli *cli)

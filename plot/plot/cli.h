@@ -2,9 +2,10 @@
 #ifndef BLKREEL_PLOT_CLI_H
 #define BLKREEL_PLOT_CLI_H
 
-#include "plot.h"
+#include <stdbool.h>
 
-enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
+#include "plot.h"
+#include "tool/exit.h"
 
 typedef struct plot_cli {
 	plot_opts o;
@@ -12,8 +13,9 @@ typedef struct plot_cli {
 	char *labels_owned[PLOT_MAX_TRACES];
 } plot_cli;
 
-/* CLI_OK, CLI_EXIT_OK (--help/--version printed) or CLI_USAGE (message printed). */
-int plot_cli_read(int argc, char **argv, plot_cli *cli);
+/* Fills cli and sets *run when the tool is to run; otherwise what main
+ * returns now (0 after --help/--version, a usage error said on stderr). */
+tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run);
 void plot_cli_free(plot_cli *cli);
 
 #endif

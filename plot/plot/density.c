@@ -16,6 +16,7 @@
  * a new cell for it waits in the hash until the open column is sorted. */
 #include "density.h"
 #include "blkreel/error.h"
+#include "tool/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,16 +109,10 @@ static inline void cell_merge(density_cell *t, const density_cell *c)
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
+	void *q = tool_grow(*p, cap, need, elem, 256);
 	if (!q)
 		return BR_ENOMEM;
 	*p = q;
-	*cap = n;
 	return 0;
 }
 

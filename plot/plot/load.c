@@ -4,7 +4,7 @@
 #include "plot.h"
 #include "marks.h"
 #include "blkreel/event_pipe.h"
-#include "blkreel/progress.h"
+#include "tool/progress.h"
 #include "blkreel/reader.h"
 
 #include <pthread.h>
@@ -63,7 +63,7 @@ static bool reading_is_cheap(const br_reader *r)
  * (or on the reader's, see reading_is_cheap), so the work is split over
  * two cores. */
 static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
-		br_progress *prog, br_error *err)
+		tool_progress *prog, br_error *err)
 {
 	br_event_pipe *pipe = NULL;
 	marks_job job = { .m = { .o = o, .t = t, .start = start } };
@@ -84,7 +84,7 @@ static int feed(const plot_opts *o, plot_trace *t, br_reader *r, uint64_t start,
 	int n;
 	while ((n = br_event_pipe_next_for(pipe, 0, &evs, err)) > 0) {
 		nev += (uint64_t)n;
-		br_progress_tick(prog, nev, NULL);
+		tool_progress_tick(prog, nev, NULL);
 		for (int i = 0; i < n; i++) {
 			const br_event *ev = &evs[i];
 			if (br_event_is_notify(ev))
@@ -155,11 +155,11 @@ static int load_one(const plot_opts *o, plot_trace *t, br_error *err)
 		rc = br_error_set(err, BR_ENOMEM, 0, t->path, -1, "out of memory");
 		goto out;
 	}
-	br_progress prog;
-	br_progress_init(&prog, STDERR_FILENO, !o->quiet, t->path);
+	tool_progress prog;
+	tool_progress_init(&prog, STDERR_FILENO, !o->quiet, t->path);
 	if (r)
 		rc = feed(o, t, r, start, &prog, err);
-	br_progress_done(&prog);
+	tool_progress_done(&prog);
 	if (rc < 0)
 		goto out;
 	rc = br_stats_finish(t->stats, err);

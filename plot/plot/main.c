@@ -3,21 +3,21 @@
 #include <stdio.h>
 #include "cli.h"
 #include "fonts.h"
+#include "tool/say.h"
 
 static int fail(const br_error *err)
 {
-	char buf[2048];
-	fprintf(stderr, "blkreel-plot: %s\n", br_error_format(err, buf, sizeof(buf)));
-	return 1;
+	return tool_say_error("blkreel-plot", NULL, err);
 }
 
 int main(int argc, char **argv)
 {
 	plot_cli cli;
-	int rc = plot_cli_read(argc, argv, &cli);
-	if (rc != CLI_OK) {
+	bool run;
+	tool_exit rc = plot_cli_read(argc, argv, &cli, &run);
+	if (!run) {
 		plot_cli_free(&cli);
-		return rc == CLI_EXIT_OK ? 0 : 2;
+		return rc;
 	}
 	const plot_opts *o = &cli.o;
 	plot_data d;
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		if (plot_render_file(o, &d, &fonts, o->out, &err) < 0) {
 			st = fail(&err);
 			if (err.code == BR_EINVAL) /* the figure asked for cannot be laid out */
-				st = 2;
+				st = TOOL_EXIT_USAGE;
 		}
 		else if (!o->quiet)
 			printf("blkreel-plot: wrote %s\n", o->out);

@@ -5,11 +5,10 @@
 int main(int argc, char **argv)
 {
 	report_cli cli;
-	int rc = report_cli_read(argc, argv, &cli);
-	if (rc == CLI_OK)
+	bool run;
+	int rc = report_cli_read(argc, argv, &cli, &run);
+	if (run)
 		rc = report_run(&cli, argv[0]);
-	else if (rc == CLI_EXIT_OK)
-		rc = 0;
 	report_cli_free(&cli);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "blkreel/analysis.h"
 #include "blkreel/reader.h"
+#include "tool/exit.h"
 
 typedef struct report_trace {
 	const char *path;
@@ -15,7 +16,7 @@ typedef struct report_trace {
 
 typedef struct report_cli {
 	report_trace *traces;
-	size_t ntraces;
+	size_t ntraces, traces_cap;
 	const char *json, *markdown, *html;   /* output files (NULL = none) */
 	const char *per_io;        /* one line per completed bio (btt -p) */
 	bool text;                 /* print the text report on stdout (default) */
@@ -28,11 +29,10 @@ typedef struct report_cli {
 	int argc;
 } report_cli;
 
-enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_FAIL = 1, CLI_USAGE = 2 };
-
-/* Fills cli. Returns CLI_OK to run, CLI_EXIT_OK after --help/--version,
- * CLI_USAGE after printing a usage error to stderr, CLI_FAIL when out of memory. */
-int report_cli_read(int argc, char **argv, report_cli *cli);
+/* Fills cli and sets *run when the tool is to run; otherwise what main
+ * returns now (0 after --help/--version, a usage error said on stderr, 1
+ * when out of memory). */
+tool_exit report_cli_read(int argc, char **argv, report_cli *cli, bool *run);
 void report_cli_free(report_cli *cli);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "blkreel/json.h"
+#include "tool/say.h"
 
 static void sdirs(br_json *j, const char *key, const uint64_t v[BR_SDIR_COUNT])
 {
@@ -380,8 +381,7 @@ int report_json(FILE *f, const report_ctx *ctx)
 	if (err.code == BR_ESYS) {
 		errno = err.sys_errno; /* the caller names the file and the cause */
 	} else {
-		char msg[BR_ERROR_FILE_MAX + BR_ERROR_MSG_MAX + 64];
-		fprintf(stderr, "blkreel-report: %s\n", br_error_format(&err, msg, sizeof msg));
+		tool_say_error("blkreel-report", NULL, &err);
 		errno = 0;
 	}
 	return -1;

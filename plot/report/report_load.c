@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "blkreel/event_pipe.h"
-#include "blkreel/progress.h"
+#include "tool/progress.h"
 #include "blkreel/reader.h"
 
 int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
@@ -31,8 +31,8 @@ int report_load(const report_cli *cli, size_t k, report_data *out, report_perio 
 		opts.on_bio_arg = perio;
 	}
 	rc = br_analysis_new(&out->an, &opts, err);
-	br_progress prog;
-	br_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
+	tool_progress prog;
+	tool_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
 	br_event_pipe *pipe = NULL;
 	if (!rc)
 		rc = br_event_pipe_start(&pipe, r, err);
@@ -42,12 +42,12 @@ int report_load(const report_cli *cli, size_t k, report_data *out, report_perio 
 		for (int i = 0; i < n && !rc; i++)
 			rc = br_analysis_add(out->an, &evs[i], err);
 		out->events += (uint64_t)n;
-		br_progress_draw(&prog, out->events, out->trace->label, false);
+		tool_progress_draw(&prog, out->events, out->trace->label, false);
 	}
 	if (!rc && n < 0)
 		rc = n;
 	br_event_pipe_stop(pipe);
-	br_progress_done(&prog);
+	tool_progress_done(&prog);
 	if (!rc)
 		rc = br_analysis_finish(out->an, err);
 	if (rc && !err->file[0]) /* name the trace on errors without a file */

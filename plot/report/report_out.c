@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tool/say.h"
+
 static void fail(const char *path, int e)
 {
-	fprintf(stderr, "blkreel-report: %s: %s\n", path, strerror(e));
+	tool_say("blkreel-report", "%s: %s", path, strerror(e));
 }
 
 int report_out_open(report_out *o, const char *path)
@@ -27,7 +29,7 @@ int report_out_open(report_out *o, const char *path)
 	if (!o->tmp || !dir) {
 		free(o->tmp);
 		free(dir);
-		fprintf(stderr, "blkreel-report: %s: out of memory\n", path);
+		tool_say("blkreel-report", "%s: out of memory", path);
 		return -1;
 	}
 	snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
@@ -100,6 +102,6 @@ int report_write_file(const char *path, report_writer fn, const report_ctx *ctx,
 	errno = 0;
 	int rc = fn(o.f, ctx, arg);
 	if (rc)
-		fprintf(stderr, "blkreel-report: %s: %s\n", path, errno ? strerror(errno) : "write failed");
+		tool_say("blkreel-report", "%s: %s", path, errno ? strerror(errno) : "write failed");
 	return report_out_close(&o, rc == 0);
 }

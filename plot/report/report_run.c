@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "tool/say.h"
 
 static int w_json(FILE *f, const report_ctx *ctx, const void *arg)
 {
@@ -28,8 +29,7 @@ static int w_html(FILE *f, const report_ctx *ctx, const void *arg)
 
 static void print_error(const br_error *err)
 {
-	char msg[BR_ERROR_FILE_MAX + BR_ERROR_MSG_MAX + 64];
-	fprintf(stderr, "blkreel-report: %s\n", br_error_format(err, msg, sizeof msg));
+	tool_say_error("blkreel-report", NULL, err);
 }
 
 int report_run(const report_cli *cli, const char *argv0)

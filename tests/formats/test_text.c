@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "blkreel/text.h"
@@ -383,4 +384,36 @@ Test(text, close_null_and_write_error)
 	cr_expect_eq(br_text_close(t, &err), BR_ESYS);
 	cr_expect_eq(err.sys_errno, EPIPE);
 	close(p[1]);
+}
+
+/* A failed write says where it failed: past a 4 KiB file size limit, the
+ * error names the file and byte offset 4096 (write(2) took the bytes up to
+ * the limit, then refused with EFBIG). */
+Test(text, write_error_names_its_offset)
+{
+	struct rlimit lim = { 4096, 4096 };
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	char path[] = "/tmp/blkreel-text-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	br_text *t;
+	br_error err;
+	cr_assert_eq(br_text_open(&t, fd, "limited", ORIGIN, &err), 0);
+	int rc = 0;
+	for (int i = 0; i < 100000 && !rc; i++) {
+		br_event ev = ev_make((uint64_t)i * 1000, A(__BLK_TA_QUEUE, BLK_TC_QUEUE | BLK_TC_WRITE),
+				      (uint64_t)i * 8, 4096);
+		rc = br_text_event(t, &ev, &err);
+	}
+	if (!rc)
+		rc = br_text_close(t, &err);
+	else
+		br_text_close(t, NULL);
+	cr_expect_eq(rc, BR_ESYS);
+	cr_expect_eq(err.sys_errno, EFBIG);
+	cr_expect_eq(err.offset, 4096);
+	cr_expect_str_eq(err.file, "limited");
+	close(fd);
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkreel/cli.h"
 #include "blkreel/reader.h"
 #include "blkreel/units.h"
 
@@ -57,55 +56,6 @@ Test(units, durations_and_sizes)
 	cr_expect_str_eq(br_format_bytes(512, buf, sizeof buf), "512 B");
 	cr_expect_str_eq(br_format_bytes(1536, buf, sizeof buf), "1.5 KiB");
 	cr_expect_str_eq(br_format_duration(1500000, buf, sizeof buf), "1.500 ms");
-}
-
-Test(cli, usage_error_shape)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	cr_assert(f);
-	cr_expect_eq(br_cli_usage(f, "blkreel-x", "--level: '%s' is not %d", "q", 7), 2);
-	cr_expect_eq(br_cli_bad_option(f, "blkreel-x", ':', "-o"), 2);
-	cr_expect_eq(br_cli_bad_option(f, "blkreel-x", '?', "--bogus"), 2);
-	fclose(f);
-	cr_expect_str_eq(text,
-			 "blkreel-x: --level: 'q' is not 7\n"
-			 "Try 'blkreel-x --help' for more information.\n"
-			 "blkreel-x: option '-o' needs an argument\n"
-			 "Try 'blkreel-x --help' for more information.\n"
-			 "blkreel-x: unknown option '--bogus'\n"
-			 "Try 'blkreel-x --help' for more information.\n");
-	free(text);
-}
-
-Test(cli, count_and_window_options)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	cr_assert(f);
-	uint64_t v = 0, ns = 0;
-	bool has = false;
-	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "4", 1, 256, &v), 0);
-	cr_expect_eq(v, 4);
-	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "0", 1, 256, &v), 2);
-	cr_expect_eq(br_cli_count(f, "blkreel-x", "--threads", "lots", 1, 256, &v), 2);
-	cr_expect_eq(br_cli_window(f, "blkreel-x", "--from", "250ms", &has, &ns), 0);
-	cr_expect(has);
-	cr_expect_eq(ns, 250000000);
-	has = false;
-	cr_expect_eq(br_cli_window(f, "blkreel-x", "--to", "soon", &has, &ns), 2);
-	cr_expect_not(has);
-	fclose(f);
-	cr_expect_str_eq(text,
-			 "blkreel-x: --threads: '0' is not a count from 1 to 256\n"
-			 "Try 'blkreel-x --help' for more information.\n"
-			 "blkreel-x: --threads: 'lots' is not a count from 1 to 256\n"
-			 "Try 'blkreel-x --help' for more information.\n"
-			 "blkreel-x: --to: 'soon' is not a time (e.g. 1.5, 250ms, 2s)\n"
-			 "Try 'blkreel-x --help' for more information.\n");
-	free(text);
 }
 
 Test(cli, every_listed_input_format_is_known)

@@ -63,6 +63,9 @@ Test(report, help_version_and_usage_errors)
 	cr_expect(strstr(out, "Usage: blkreel-report"));
 	cr_expect(strstr(out, "--markdown"));
 	cr_expect(strstr(out, "Exit status"));
+	/* it says what a comparison opens with: the diagnosis and its factors */
+	cr_expect(strstr(out, "opens with a diagnosis"), "%s", out);
+	cr_expect(strstr(out, "U x N_busy x S / R"), "%s", out);
 	free(out);
 	cr_expect_eq(tu_runf(&out, NULL, NULL, "'%s' --version", rep()), 0);
 	cr_expect(strstr(out, "blkreel-report "));

@@ -2,6 +2,7 @@
  * hash (one entry per device or process: bounded by the machine, not by
  * the trace's length). */
 #include "analysis_internal.h"
+#include "common/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,10 @@ an_group *an_group_get(an_groups *gs, uint32_t id)
 		return g;
 	}
 	if (gs->n == gs->cap) {
-		size_t nc = gs->cap ? gs->cap * 2 : 16;
-		an_group *n = realloc(gs->g, nc * sizeof(an_group));
+		an_group *n = br_grow(gs->g, &gs->cap, gs->n + 1, sizeof(an_group), 16);
 		if (!n)
 			return NULL;
 		gs->g = n;
-		gs->cap = nc;
 	}
 	if ((gs->n + 1) * 2 > gs->nslots && rehash(gs, gs->nslots ? gs->nslots * 2 : 32))
 		return NULL;

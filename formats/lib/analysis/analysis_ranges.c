@@ -3,6 +3,7 @@
  * starts a new one), so a report can say "every 5 s". One entry per range
  * touched: bounded by device size, not by trace length. */
 #include "analysis_internal.h"
+#include "common/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,10 @@ static an_range *range_get(br_analysis *a, uint32_t dev, uint64_t idx)
 		}
 	}
 	if (a->nranges == a->rcap) {
-		size_t nc = a->rcap ? a->rcap * 2 : 64;
-		an_range *n = realloc(a->ranges, nc * sizeof(an_range));
+		an_range *n = br_grow(a->ranges, &a->rcap, a->nranges + 1, sizeof(an_range), 64);
 		if (!n)
 			return NULL;
 		a->ranges = n;
-		a->rcap = nc;
 	}
 	if ((a->nranges + 1) * 2 > a->nrslots && rehash(a, a->nrslots ? a->nrslots * 2 : 128))
 		return NULL;

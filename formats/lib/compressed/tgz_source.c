@@ -7,6 +7,7 @@
  * truncation) travels through the same ring, so it is reported exactly where
  * it sits in the stream. Plain gzip files go to tgz_plain.c. */
 #include "tgz_internal.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -62,15 +63,13 @@ static int fail_with(tgz_source *r, const br_error *e, br_error *err)
 static int add_damage(tgz_source *r, const br_damage *d, br_error *err)
 {
 	if (r->ndamage == r->damage_cap) {
-		size_t cap = r->damage_cap ? 2 * r->damage_cap : 8;
-		br_damage *n = realloc(r->damage, cap * sizeof *n);
+		br_damage *n = br_grow(r->damage, &r->damage_cap, r->ndamage + 1, sizeof *n, 8);
 		if (!n) {
 			br_error e;
 			br_error_set(&e, BR_ENOMEM, ENOMEM, r->in.name, d->offset, "out of memory");
 			return fail_with(r, &e, err);
 		}
 		r->damage = n;
-		r->damage_cap = cap;
 	}
 	r->damage[r->ndamage++] = *d;
 	return 0;

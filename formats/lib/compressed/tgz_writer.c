@@ -5,6 +5,7 @@
  * always the next to be written, so output stays in order and memory is
  * bounded by the ring size (2 x threads + 1 members of ~128 KiB). */
 #include "tgz_internal.h"
+#include "common/fdout.h"
 #include "common/writer_impl.h"
 
 #include <errno.h>
@@ -101,17 +102,17 @@ static int sticky(tgz_writer *w, br_error *err)
 
 static int write_all(tgz_writer *w, const uint8_t *p, size_t n, br_error *err)
 {
-	while (n) {
-		ssize_t r = write(w->fd, p, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail(w, err, BR_ESYS, errno, "%s", "write failed");
+	br_error e;
+	if (br_write_all(w->fd, p, n, w->path, (uint64_t)w->out_bytes, &e)) {
+		if (!w->error) {
+			w->saved = e;
+			w->error = e.code;
 		}
-		p += r;
-		n -= (size_t)r;
-		w->out_bytes += r;
+		if (err)
+			*err = w->saved;
+		return w->error;
 	}
+	w->out_bytes += (int64_t)n;
 	return 0;
 }
 

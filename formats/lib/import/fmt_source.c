@@ -1,6 +1,7 @@
 /* The br_source every text format shares: lines in, parse hook, a time
  * heap out (see fmt_text.h for the ordering rule). */
 #include "fmt_text.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -60,12 +61,10 @@ static bool before(const pending *a, const pending *b)
 static int heap_push(fmt_source *s, const pending *p)
 {
 	if (s->nheap == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 1024;
-		pending *h = realloc(s->heap, nc * sizeof *h);
+		pending *h = br_grow(s->heap, &s->cap, s->nheap + 1, sizeof *h, 1024);
 		if (!h)
 			return BR_ENOMEM;
 		s->heap = h;
-		s->cap = nc;
 	}
 	size_t i = s->nheap++;
 	while (i > 0) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/comm_table.h"
 #include "input_detect.h"
 #include "reader_take.h"
@@ -128,14 +129,10 @@ static int batch_push(stream *s, const br_event *ev)
 		s->cap = cap;
 	}
 	if (s->pdus_len + ev->pdu_len > s->pdus_cap) {
-		size_t cap = s->pdus_cap ? s->pdus_cap : 4096;
-		while (cap < s->pdus_len + ev->pdu_len)
-			cap *= 2;
-		uint8_t *p = realloc(s->pdus, cap);
+		uint8_t *p = br_grow(s->pdus, &s->pdus_cap, s->pdus_len + ev->pdu_len, 1, 4096);
 		if (!p)
 			return BR_ENOMEM;
 		s->pdus = p;
-		s->pdus_cap = cap;
 	}
 	if (ev->pdu_len)
 		memcpy(s->pdus + s->pdus_len, ev->pdu, ev->pdu_len);

@@ -2,6 +2,7 @@
  * and seeks into the time buckets (stats_buckets.c), each event handed to
  * the pairing (stats_io.c), the totals at the end. The top of stats/. */
 #include "stats_internal.h"
+#include "common/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,10 @@ static dev_state *dev_get(br_stats *s, uint32_t dev)
 			return &s->devs[i];
 		}
 	if (s->ndevs == s->devcap) {
-		size_t nc = s->devcap ? s->devcap * 2 : 8;
-		dev_state *n = realloc(s->devs, nc * sizeof(*n));
+		dev_state *n = br_grow(s->devs, &s->devcap, s->ndevs + 1, sizeof(*n), 8);
 		if (!n)
 			return NULL;
 		s->devs = n;
-		s->devcap = nc;
 	}
 	dev_state *d = &s->devs[s->ndevs];
 	memset(d, 0, sizeof(*d));

@@ -1,4 +1,5 @@
 #include "blkreel/summary.h"
+#include "common/grow.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -58,12 +59,10 @@ static br_device_summary *device_for(br_summary *s, uint32_t device)
 			return &s->devs[i];
 		}
 	if (s->ndevs == s->capdevs) {
-		size_t cap = s->capdevs ? s->capdevs * 2 : 4;
-		br_device_summary *d = realloc(s->devs, cap * sizeof *d);
+		br_device_summary *d = br_grow(s->devs, &s->capdevs, s->ndevs + 1, sizeof *d, 4);
 		if (!d)
 			return NULL;
 		s->devs = d;
-		s->capdevs = cap;
 	}
 	br_device_summary *d = &s->devs[s->ndevs];
 	memset(d, 0, sizeof *d);
@@ -109,12 +108,10 @@ static br_process_summary *process_for(br_summary *s, uint32_t pid)
 		j = (j + 1) & (s->proc_index_cap - 1);
 	}
 	if (s->nprocs == s->capprocs) {
-		size_t cap = s->capprocs ? s->capprocs * 2 : 32;
-		br_process_summary *p = realloc(s->procs, cap * sizeof *p);
+		br_process_summary *p = br_grow(s->procs, &s->capprocs, s->nprocs + 1, sizeof *p, 32);
 		if (!p)
 			return NULL;
 		s->procs = p;
-		s->capprocs = cap;
 	}
 	br_process_summary *p = &s->procs[s->nprocs];
 	memset(p, 0, sizeof *p);

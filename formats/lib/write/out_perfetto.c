@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "blkreel/analysis.h"
+#include "common/grow.h"
 #include "blkreel/json.h"
 #include "blkreel/stats.h"
 #include "common/comm_table.h"
@@ -125,12 +126,10 @@ static pf_device *device_of(pf_writer *w, uint32_t device, br_error *err)
 		if (w->dev[i].device == device)
 			return &w->dev[i];
 	if (w->ndev == w->devcap) {
-		size_t cap = w->devcap ? 2 * w->devcap : 8;
-		pf_device *d = realloc(w->dev, cap * sizeof *d);
+		pf_device *d = br_grow(w->dev, &w->devcap, w->ndev + 1, sizeof *d, 8);
 		if (!d)
 			return br_error_set(err, BR_ENOMEM, 0, w->out.name, -1, "out of memory"), NULL;
 		w->dev = d;
-		w->devcap = cap;
 	}
 	pf_device *d = &w->dev[w->ndev];
 	*d = (pf_device){ .device = device, .id = (unsigned)w->ndev + 1 };
@@ -163,12 +162,10 @@ static int take_slot(pf_writer *w, pf_device *d, uint64_t q, uint64_t c, size_t 
 		}
 	}
 	if (d->nslots == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		uint64_t *s = realloc(d->slot_end, cap * sizeof *s);
+		uint64_t *s = br_grow(d->slot_end, &d->cap, d->nslots + 1, sizeof *s, 16);
 		if (!s)
 			return br_error_set(err, BR_ENOMEM, 0, w->out.name, -1, "out of memory");
 		d->slot_end = s;
-		d->cap = cap;
 	}
 	*slot = d->nslots;
 	d->slot_end[d->nslots++] = c;

@@ -18,6 +18,7 @@
  * Elapsed times (blkparse -t) are not supported: without -t blkparse never
  * prints them. */
 #include "text_impl.h"
+#include "common/fdout.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -145,21 +146,15 @@ static inline char *put_lit(char *o, const char *s, size_t n)
 
 static int flush_buf(br_text *t, br_error *err)
 {
-	size_t off = 0;
-	while (off < t->len) {
-		ssize_t n = write(t->fd, t->buf + off, t->len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			t->len = 0;
-			if (!t->first_err)
-				t->first_err = BR_ESYS;
-			return br_error_set(err, BR_ESYS, e, t->fd_name, -1, "write failed");
-		}
-		off += (size_t)n;
-	}
+	size_t len = t->len;
 	t->len = 0;
+	int rc = br_write_all(t->fd, t->buf, len, t->fd_name, t->written, err);
+	if (rc) {
+		if (!t->first_err)
+			t->first_err = rc;
+		return rc;
+	}
+	t->written += len;
 	return 0;
 }
 

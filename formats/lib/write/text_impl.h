@@ -60,6 +60,7 @@ typedef struct br_dev_stats {
 struct br_text {
 	int fd;
 	char *fd_name;
+	uint64_t written;       /* bytes written to fd so far: where a failed write failed */
 	uint64_t origin;
 	char *buf;
 	size_t len, cap;

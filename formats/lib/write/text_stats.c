@@ -8,6 +8,7 @@
  * records the gap, one that falls inside a recorded gap shrinks or splits it
  * (with blkparse's split slip kept, so the counts agree). */
 #include "text_impl.h"
+#include "common/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,10 @@ br_dev_stats *br_text_stats_device(br_text *t, uint32_t dev, br_error *err)
 		if (t->devs[i]->dev == dev)
 			return t->last_dev = t->devs[i];
 	if (t->ndevs == t->cap_devs) {
-		size_t cap = t->cap_devs ? 2 * t->cap_devs : 4;
-		br_dev_stats **nd = realloc(t->devs, cap * sizeof *nd);
+		br_dev_stats **nd = br_grow(t->devs, &t->cap_devs, t->ndevs + 1, sizeof *nd, 4);
 		if (!nd)
 			goto nomem;
 		t->devs = nd;
-		t->cap_devs = cap;
 	}
 	br_dev_stats *d = calloc(1, sizeof *d);
 	if (!d)
@@ -52,12 +51,10 @@ br_cpu_stats *br_text_stats_cpu(br_dev_stats *d, uint32_t cpu, br_error *err)
 				return d->cpus[i];
 	}
 	if (d->ncpus == d->cap_cpus) {
-		size_t cap = d->cap_cpus ? 2 * d->cap_cpus : 8;
-		br_cpu_stats **nc = realloc(d->cpus, cap * sizeof *nc);
+		br_cpu_stats **nc = br_grow(d->cpus, &d->cap_cpus, d->ncpus + 1, sizeof *nc, 8);
 		if (!nc)
 			goto nomem;
 		d->cpus = nc;
-		d->cap_cpus = cap;
 	}
 	br_cpu_stats *c = calloc(1, sizeof *c);
 	if (!c)
@@ -88,12 +85,10 @@ static int insert_skip(br_cpu_stats *c, uint64_t start, uint64_t end, br_error *
 		}
 	}
 	if (c->nskips == c->cap_skips) {
-		size_t cap = c->cap_skips ? 2 * c->cap_skips : 4;
-		br_skip *ns = realloc(c->skips, cap * sizeof *ns);
+		br_skip *ns = br_grow(c->skips, &c->cap_skips, c->nskips + 1, sizeof *ns, 4);
 		if (!ns)
 			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 		c->skips = ns;
-		c->cap_skips = cap;
 	}
 	c->skips[c->nskips++] = (br_skip){ start, end };
 	return 0;

@@ -1,31 +1,25 @@
-#include "blkreel/progress.h"
+#include "tool/progress.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "tool/clock.h"
 
-void br_progress_init(br_progress *p, int fd, bool enable, const char *label)
+void tool_progress_init(tool_progress *p, int fd, bool enable, const char *label)
 {
 	memset(p, 0, sizeof *p);
 	p->fd = (enable && isatty(fd)) ? fd : -1;
-	p->start_ns = p->last_ns = now_ns();
+	p->start_ns = p->last_ns = tool_now_ns();
 	p->countdown = 65536;
 	p->label = label ? label : "";
 }
 
-void br_progress_draw(br_progress *p, uint64_t events, const char *extra, bool force)
+void tool_progress_draw(tool_progress *p, uint64_t events, const char *extra, bool force)
 {
 	if (p->fd < 0)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = tool_now_ns();
 	if (!force && now - p->last_ns < 200000000ull)
 		return;
 	p->last_ns = now;
@@ -39,7 +33,7 @@ void br_progress_draw(br_progress *p, uint64_t events, const char *extra, bool f
 		p->drawn = true;
 }
 
-void br_progress_done(br_progress *p)
+void tool_progress_done(tool_progress *p)
 {
 	if (p->fd >= 0 && p->drawn && write(p->fd, "\r\033[K", 4) < 0)
 		p->drawn = false;

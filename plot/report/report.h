@@ -46,6 +46,7 @@ typedef struct report_ctx {
 	br_sweep sweep;
 	report_pair *pairs;
 	size_t npairs;
+	char sweep_summary[2048];  /* where the stacks part ways, one paragraph */
 } report_ctx;
 
 /* --per-io output (report_perio.c). */

@@ -7,6 +7,75 @@
 
 #include "report.h"
 
+/* The factor that carried most of a stack's change from its first point to
+ * its last (the steps' terms summed), the way throughput moved. */
+static int overall_carrier(const br_sweep_stack *st, double *dlnx, double *carried)
+{
+	double term[BR_SWEEP_TERMS] = { 0 };
+	*dlnx = 0;
+	for (size_t k = 0; k + 1 < st->npoints; k++) {
+		*dlnx += st->steps[k].dlnx;
+		for (int t = 0; t < BR_SWEEP_TERMS; t++)
+			term[t] += st->steps[k].term[t];
+	}
+	int best = -1;
+	double most = 0;
+	for (int t = 0; t < BR_SWEEP_TERMS; t++) {
+		double along = *dlnx >= 0 ? term[t] : -term[t];
+		if (along > most) {
+			most = along;
+			best = t;
+		}
+	}
+	*carried = best >= 0 ? term[best] : 0;
+	return best;
+}
+
+/* One paragraph: how each stack goes along the parameter, then what the
+ * pairwise diagnosis finds at the largest value the stacks share. */
+static void summary(report_ctx *ctx)
+{
+	const br_sweep *sw = &ctx->sweep;
+	char *o = ctx->sweep_summary;
+	size_t left = sizeof ctx->sweep_summary, n;
+	o[0] = '\0';
+#define SAY(...) do { n = (size_t)snprintf(o, left, __VA_ARGS__); n = n < left ? n : left - 1; o += n; left -= n; } while (0)
+	for (size_t s = 0; s < sw->nstacks; s++) {
+		const br_sweep_stack *st = &sw->stacks[s];
+		if (st->npoints < 2)
+			continue;
+		double dlnx, carried;
+		int c = overall_carrier(st, &dlnx, &carried);
+		const br_sweep_point *a = &st->points[0], *b = &st->points[st->npoints - 1];
+		SAY("%s%s goes from %.3g to %.3g %s between %s=%g and %g, mostly through %s (ln %+.2f of %+.2f)",
+		    s ? "; " : "", st->stack, br_sweep_outcome(st, 0), br_sweep_outcome(st, st->npoints - 1),
+		    st->work ? "work MB/s" : "MB/s", sw->param, a->value, b->value, br_sweep_term_name(c), carried,
+		    dlnx);
+		if (st->knee >= 0)
+			SAY(", and stops scaling past %s=%g: %s (U %.2f, N_busy %.2f, R %.3f ms at %g)", sw->param,
+			    st->points[st->knee].value, st->limit, b->u, b->nbusy, b->r / 1e6, b->value);
+		else
+			SAY(", with no knee");
+	}
+	if (o != ctx->sweep_summary)
+		SAY(".");
+	/* the pair at the largest shared value that shows a difference */
+	for (size_t k = ctx->npairs; k-- > 0;) {
+		const report_pair *p = &ctx->pairs[k];
+		const br_diagnosis *d = &p->diag;
+		if (!d->significant || !d->ncauses)
+			continue;
+		const char *worse = ctx->d[p->idx[d->worse]].trace->stack;
+		SAY(" At %s=%g %s is the slower (%.2fx): %s (%s, %.0f %%)", sw->param, p->value, worse, d->ratio,
+		    d->causes[0].cause, d->causes[0].factor, 100 * d->causes[0].share);
+		if (d->ncauses > 1)
+			SAY(", %s (%s, %.0f %%)", d->causes[1].cause, d->causes[1].factor, 100 * d->causes[1].share);
+		SAY(".");
+		break;
+	}
+#undef SAY
+}
+
 int report_sweep(report_ctx *ctx, br_error *err)
 {
 	if (!ctx->cli->param[0] || ctx->n < 1)
@@ -40,6 +109,7 @@ int report_sweep(report_ctx *ctx, br_error *err)
 						return rc;
 					ctx->npairs++;
 				}
+	summary(ctx);
 	return 0;
 }
 
@@ -102,6 +172,8 @@ void report_sweep_text(FILE *f, const report_ctx *ctx)
 		100 * BR_SWEEP_KNEE_ELASTICITY, sw->param);
 	for (size_t s = 0; s < sw->nstacks; s++)
 		stack_text(f, sw, &sw->stacks[s]);
+	if (ctx->sweep_summary[0])
+		fprintf(f, "  Where they part: %s\n", ctx->sweep_summary);
 	fprintf(f, "\n");
 	/* each pair through the one diagnosis printer, as if it were the report's */
 	report_ctx *sub = malloc(sizeof *sub);

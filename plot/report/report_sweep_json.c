@@ -62,6 +62,7 @@ void report_sweep_json(br_json *j, const report_ctx *ctx)
 	br_json_object(j);
 	br_json_kstr(j, "parameter", sw->param);
 	br_json_kdouble(j, "knee_elasticity", BR_SWEEP_KNEE_ELASTICITY);
+	br_json_kstr(j, "summary", ctx->sweep_summary);
 	br_json_key(j, "stacks");
 	br_json_array(j);
 	for (size_t s = 0; s < sw->nstacks; s++) {

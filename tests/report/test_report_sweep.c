@@ -110,9 +110,12 @@ Test(report_sweep, dbench_samples)
 	/* xfs scales from 1 to 8 clients (elasticity 0.85): no knee; ext4 falls: the knee is at 1 */
 	expect_json(p, "[(k[\"stack\"], k[\"knee\"]) for k in d[\"knees\"]]", "[[\"xfs\",null],[\"ext4\",1]]");
 	expect_json(p, "d[\"knees\"][0][\"limit\"]", "\"none\"");
-	expect_json(p, "d[\"knees\"][1][\"limit\"] in [\"device_saturated\", \"host_bound\", \"serialised\", "
+	expect_json(p, "d[\"knees\"][1][\"limit\"] in [\"device_saturated\", \"service_time\", \"host_bound\", \"serialised\", "
 		       "\"concurrency_capped\", \"shrinking_requests\", \"amplification\"]", "true");
 	expect_json(p, "\"past the knee at clients=1\" in d[\"knees\"][1][\"evidence\"]", "true");
+	/* the paragraph on where they part names both stacks and the slower at 8 */
+	expect_json(p, "all(w in d[\"sweep\"][\"summary\"] for w in [\"xfs goes from 4.29 to 25.2\", \"ext4 goes from\", "
+		       "\"At clients=8 ext4 is the slower\"])", "true");
 	/* a pairwise diagnosis at each shared value: xfs is slower at 1, ext4 at 8 */
 	expect_json(p, "[(q[\"value\"], q[\"diagnosis\"][\"worse\"]) for q in d[\"pairs\"]]",
 		    "[[1,\"xfs:clients=1\"],[8,\"ext4:clients=8\"]]");

@@ -28,11 +28,18 @@
  *      host_bound          U at the last point < 0.5: the device is idle
  *                          most of the time, the host does not keep it busy
  *      serialised          N_busy < 1.3 at every point past the knee
- *      device_saturated    N_busy grew ≥ 1.25x and R with it (ln R grew by
- *                          at least half of ln N_busy): queueing at the device
+ *      device_saturated    U at the last point ≥ 0.8, N_busy grew ≥ 1.25x
+ *                          and R with it (ln R grew by at least half of
+ *                          ln N_busy): queueing at a busy device
+ *      service_time        R grew ≥ 1.25x, and more than N_busy did: each
+ *                          request takes longer at the device than queueing
+ *                          behind the others explains (a seekier or mixed
+ *                          load, flushes inside the device, a loop's backing
+ *                          file), with the device not busy enough to call
+ *                          it saturated
  *      concurrency_capped  N_busy stopped (grew < 1.25x) at a value ≥ 1.3
  *      otherwise the factor that fell most: U host_bound, N_busy
- *      concurrency_capped, S shrinking_requests, R device_saturated.
+ *      concurrency_capped, S shrinking_requests, R service_time.
  *    Each limit comes with a sentence of its numbers.
  */
 #ifndef BLKREEL_SWEEP_H
@@ -47,6 +54,7 @@
 #define BR_SWEEP_AMP_GROWTH 1.25
 #define BR_SWEEP_S_SHRINK 0.8
 #define BR_SWEEP_U_HOST 0.5
+#define BR_SWEEP_U_SATURATED 0.8
 #define BR_SWEEP_N_SERIAL 1.3
 #define BR_SWEEP_N_GROWTH 1.25
 

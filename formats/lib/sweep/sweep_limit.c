@@ -28,7 +28,7 @@ static const char *fallback(const br_sweep_point *a, const br_sweep_point *b)
 	double t[4] = { log(ratio(a->u, b->u)), log(ratio(a->nbusy, b->nbusy)), log(ratio(a->s, b->s)),
 			-log(ratio(a->r, b->r)) };
 	static const char *const limit[4] = { "host_bound", "concurrency_capped", "shrinking_requests",
-					      "device_saturated" };
+					      "service_time" };
 	int worst = 0;
 	for (int k = 1; k < 4; k++)
 		if (t[k] < t[worst])
@@ -96,11 +96,16 @@ void sweep_judge(br_sweep_stack *st, const char *param)
 		st->limit = "serialised";
 		snprintf(ev, evn, "%s: N_busy stays at most %.2f (%.2f -> %.2f) while U %.2f -> %.2f: one request "
 				  "at a time", head, nmax, a->nbusy, b->nbusy, a->u, b->u);
-	} else if (rn >= BR_SWEEP_N_GROWTH && log(rr) >= 0.5 * log(rn)) {
+	} else if (b->u >= BR_SWEEP_U_SATURATED && rn >= BR_SWEEP_N_GROWTH && log(rr) >= 0.5 * log(rn)) {
 		st->limit = "device_saturated";
 		snprintf(ev, evn, "%s: N_busy %.2f -> %.2f (%.2fx) and R %.3f -> %.3f ms (%.2fx) with U %.2f -> "
 				  "%.2f: requests queue at the device",
 			 head, a->nbusy, b->nbusy, rn, a->r / 1e6, b->r / 1e6, rr, a->u, b->u);
+	} else if (rr >= BR_SWEEP_N_GROWTH && rr > rn) {
+		st->limit = "service_time";
+		snprintf(ev, evn, "%s: R %.3f -> %.3f ms (%.2fx) while N_busy only %.2f -> %.2f (%.2fx) and U %.2f -> "
+				  "%.2f: each request takes longer at the device, more than queueing behind the others explains",
+			 head, a->r / 1e6, b->r / 1e6, rr, a->nbusy, b->nbusy, rn, a->u, b->u);
 	} else if (rn < BR_SWEEP_N_GROWTH) {
 		st->limit = "concurrency_capped";
 		snprintf(ev, evn, "%s: N_busy stops at %.2f -> %.2f (%.2fx) while %s grows %.2fx, U %.2f -> %.2f",

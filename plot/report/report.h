@@ -79,6 +79,8 @@ int report_sweep(report_ctx *ctx, br_error *err);
 void report_sweep_free(report_ctx *ctx);
 void report_sweep_text(FILE *f, const report_ctx *ctx);
 void report_sweep_json(br_json *j, const report_ctx *ctx);
+/* report_sweep_md.c: the sweep's Markdown; line prints the diagnoses' lines. */
+void report_sweep_markdown(FILE *f, const report_ctx *ctx, report_line_fn line);
 /* report_json.c: one diagnosis' detail object (ctx->diag of ctx->diag_idx),
  * with its causes when asked. */
 void report_json_diagnosis_detail(br_json *j, const report_ctx *ctx, bool causes);

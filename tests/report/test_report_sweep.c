@@ -80,7 +80,7 @@ Test(report_sweep, dbench_samples)
 			 "cd '%s' && '%s' --no-progress -l xfs:clients=8 '%s/samples/xfs-dbench-8c.blktrace.gz' "
 			 "-l ext4:clients=8 '%s/samples/ext4-dbench-8c.blktrace.gz' "
 			 "-l ext4:clients=1 '%s/samples/ext4-dbench-1c.blktrace.gz' "
-			 "-l xfs:clients=1 '%s/samples/xfs-dbench-1c.blktrace.gz' --json s.json",
+			 "-l xfs:clients=1 '%s/samples/xfs-dbench-1c.blktrace.gz' --json s.json --markdown s.md",
 			 tu_dir, rep(), root, root, root, root);
 	cr_assert_eq(rc, 0, "%s", err ? err : "");
 	/* the report opens with the sweep, then a diagnosis per shared value */
@@ -92,6 +92,15 @@ Test(report_sweep, dbench_samples)
 	free(out);
 	free(err);
 	char p[4096];
+	/* Markdown: the sweep's tables first, the knee marked, then the pairs */
+	snprintf(p, sizeof p, "%s/s.md", tu_dir);
+	char *md = tu_read_text(p);
+	cr_assert(md, "%s", p);
+	char *sweep = strstr(md, "\n## Sweep over clients\n"), *pair = strstr(md, "\n## Diagnosis at clients=1\n");
+	cr_expect(sweep && pair && sweep < pair, "%s", md);
+	cr_expect(strstr(md, "| 1 (knee) | 32.4 |"), "%s", md);
+	cr_expect(strstr(md, "**Limit: none.**"));
+	free(md);
 	snprintf(p, sizeof p, "%s/s.json", tu_dir);
 	expect_json(p, "d[\"sweep\"][\"parameter\"]", "\"clients\"");
 	expect_json(p, "[s[\"stack\"] for s in d[\"sweep\"][\"stacks\"]]", "[\"xfs\",\"ext4\"]");

@@ -119,8 +119,8 @@ Test(report_sweep, dbench_samples)
 	/* xfs scales from 1 to 8 clients (elasticity 0.85): no knee; ext4 falls: the knee is at 1 */
 	expect_json(p, "[(k[\"stack\"], k[\"knee\"]) for k in d[\"knees\"]]", "[[\"xfs\",null],[\"ext4\",1]]");
 	expect_json(p, "d[\"knees\"][0][\"limit\"]", "\"none\"");
-	expect_json(p, "d[\"knees\"][1][\"limit\"] in [\"device_saturated\", \"service_time\", \"host_bound\", \"serialised\", "
-		       "\"concurrency_capped\", \"shrinking_requests\", \"amplification\"]", "true");
+	/* ext4 past 1 client: R 2.86x with N_busy only 1.58x and U 0.63 (not busy enough to be saturated) */
+	expect_json(p, "d[\"knees\"][1][\"limit\"]", "\"service_time\"");
 	expect_json(p, "\"past the knee at clients=1\" in d[\"knees\"][1][\"evidence\"]", "true");
 	/* the paragraph on where they part names both stacks and the slower at 8 */
 	expect_json(p, "all(w in d[\"sweep\"][\"summary\"] for w in [\"xfs goes from 4.29 to 25.2\", \"ext4 goes from\", "

@@ -7,7 +7,9 @@
  *  - host_bound: the clients' think time grows past 2 clients (two CPUs
  *    shared), the device idles;
  *  - serialised: one tag: one request at a time;
- *  - concurrency_capped: two tags, each request served at the same speed.
+ *  - concurrency_capped: two tags, each request served at the same speed;
+ *  - shrinking_requests: requests carry less past 2 clients;
+ *  - service_time: clients in step, each request slower than in proportion.
  * The knee must be where throughput per client stops growing, the limit
  * the one built in. */
 #include <criterion/criterion.h>
@@ -31,6 +33,7 @@ typedef struct sim {
 	uint64_t think_ns;
 	unsigned jitter_pct;    /* think varies by up to this much */
 	uint32_t seed;
+	uint32_t bytes;         /* per IO; 0: 4 KiB */
 } sim;
 
 typedef struct tev {
@@ -51,14 +54,14 @@ static int by_time(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t pid)
+static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 4096;
 		t->e = realloc(t->e, t->cap * sizeof *t->e);
 		cr_assert(t->e);
 	}
-	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, 4096, pid);
+	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, bytes, pid);
 	t->e[t->n].ev.comm = pid ? "fio" : NULL;
 	t->e[t->n].order = t->n;
 	t->n++;
@@ -88,12 +91,13 @@ static void simulate(const sim *s, trace *t)
 	}
 	uint64_t now = 0;
 	uint32_t w = BLK_TC_ACT(BLK_TC_WRITE);
+	uint32_t bytes = s->bytes ? s->bytes : 4096;
 	while (completed < NOPS) {
 		if (flen && (!s->tags || inflight < s->tags)) {
 			unsigned c = fifo[fhead];
 			fhead = (fhead + 1) % 64;
 			flen--;
-			put(t, now + 100, BLK_TA_ISSUE | w, sec[c], 100 + c);
+			put(t, now + 100, BLK_TA_ISSUE | w, sec[c], bytes, 100 + c);
 			done_at[c] = now + 100 + s->service_ns;
 			inflight++;
 			continue;
@@ -107,16 +111,16 @@ static void simulate(const sim *s, trace *t)
 		}
 		if (cc < k && (qc == k || done_at[cc] <= next_q[qc])) {
 			now = done_at[cc];
-			put(t, now, BLK_TA_COMPLETE | w, sec[cc], 0);
+			put(t, now, BLK_TA_COMPLETE | w, sec[cc], bytes, 0);
 			done_at[cc] = NEVER;
 			inflight--;
 			completed++;
-			sec[cc] += 8;
+			sec[cc] += bytes >> 9;
 			next_q[cc] = issued < NOPS ? now + think(s, &seed) : NEVER;
 		} else {
 			cr_assert(qc < k, "no event left");
 			now = next_q[qc];
-			put(t, now, BLK_TA_QUEUE | w, sec[qc], 100 + qc);
+			put(t, now, BLK_TA_QUEUE | w, sec[qc], bytes, 100 + qc);
 			next_q[qc] = NEVER;
 			fifo[(fhead + flen++) % 64] = qc;
 			issued++;
@@ -270,6 +274,48 @@ Test(sweep, concurrency_capped)
 	expect_sweep(&sw, "concurrency_capped", 4);
 	cr_expect(fabs(sw.stacks[0].points[NPOINTS - 1].nbusy - 2.0) < 0.05, "N_busy %.3f",
 		  sw.stacks[0].points[NPOINTS - 1].nbusy);
+	release(&sw, keep);
+}
+
+/* Past 2 clients each request carries less (64 KiB at 1 and 2 clients,
+ * 128 KiB / K past that: splits, less merging): MB/s flat, N_busy grows, S
+ * falls. */
+static void splitting(unsigned k, sim *s)
+{
+	s->service_ns = 100 * US;
+	s->think_ns = 2 * US;
+	s->bytes = k > 2 ? 131072 / k : 65536;
+}
+
+Test(sweep, shrinking_requests)
+{
+	br_sweep sw;
+	br_analysis *keep[NPOINTS];
+	sweep_of("split", splitting, 51, &sw, keep);
+	expect_sweep(&sw, "shrinking_requests", 2);
+	release(&sw, keep);
+}
+
+/* Clients in step (no jitter: all in flight together, N_busy = K), each
+ * request slower than in proportion to them (R ~ K^1.5: a seek storm), the
+ * device busy 60 % of the time: throughput falls from the first step, and
+ * R, not queueing on a busy device, is why. */
+static void slower(unsigned k, sim *s)
+{
+	s->jitter_pct = 0;
+	s->service_ns = (uint64_t)(100.0 * US * pow(k, 1.5));
+	s->think_ns = s->service_ns * 2 / 3;
+}
+
+Test(sweep, service_time)
+{
+	br_sweep sw;
+	br_analysis *keep[NPOINTS];
+	sweep_of("seeky", slower, 61, &sw, keep);
+	expect_sweep(&sw, "service_time", 1);
+	const br_sweep_stack *st = &sw.stacks[0];
+	cr_expect_lt(st->points[NPOINTS - 1].u, BR_SWEEP_U_SATURATED);
+	cr_expect_eq(st->steps[0].carrier, BR_SWEEP_T_R, "carrier %s", br_sweep_term_name(st->steps[0].carrier));
 	release(&sw, keep);
 }
 

@@ -77,6 +77,10 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg);
  * and "pairs" (report_sweep_json.c). */
 int report_sweep(report_ctx *ctx, br_error *err);
 void report_sweep_free(report_ctx *ctx);
+/* sub: ctx as if the report's diagnosis were pair k's (for its printers). */
+void report_sweep_pair_ctx(const report_ctx *ctx, size_t k, report_ctx *sub);
+/* report_sweep_html.c: the sweep's tables, limits and summary as HTML. */
+void report_sweep_html(FILE *f, const report_ctx *ctx);
 void report_sweep_text(FILE *f, const report_ctx *ctx);
 void report_sweep_json(br_json *j, const report_ctx *ctx);
 /* report_sweep_md.c: the sweep's Markdown; line prints the diagnoses' lines. */

@@ -113,6 +113,15 @@ int report_sweep(report_ctx *ctx, br_error *err)
 	return 0;
 }
 
+void report_sweep_pair_ctx(const report_ctx *ctx, size_t k, report_ctx *sub)
+{
+	*sub = *ctx;
+	sub->diag = ctx->pairs[k].diag;
+	sub->diag_idx[0] = ctx->pairs[k].idx[0];
+	sub->diag_idx[1] = ctx->pairs[k].idx[1];
+	sub->has_diag = true;
+}
+
 void report_sweep_free(report_ctx *ctx)
 {
 	br_sweep_free(&ctx->sweep);
@@ -178,11 +187,7 @@ void report_sweep_text(FILE *f, const report_ctx *ctx)
 	/* each pair through the one diagnosis printer, as if it were the report's */
 	report_ctx *sub = malloc(sizeof *sub);
 	for (size_t k = 0; sub && k < ctx->npairs; k++) {
-		*sub = *ctx;
-		sub->diag = ctx->pairs[k].diag;
-		sub->diag_idx[0] = ctx->pairs[k].idx[0];
-		sub->diag_idx[1] = ctx->pairs[k].idx[1];
-		sub->has_diag = true;
+		report_sweep_pair_ctx(ctx, k, sub);
 		fprintf(f, "== Diagnosis at %s=%g: %s vs %s\n", sw->param, ctx->pairs[k].value,
 			ctx->d[sub->diag_idx[0]].trace->label, ctx->d[sub->diag_idx[1]].trace->label);
 		report_diag_lines(sub, pair_line, f);

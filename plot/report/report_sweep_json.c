@@ -101,11 +101,7 @@ void report_sweep_json(br_json *j, const report_ctx *ctx)
 	br_json_array(j);
 	report_ctx *sub = malloc(sizeof *sub);
 	for (size_t k = 0; sub && k < ctx->npairs; k++) {
-		*sub = *ctx;
-		sub->diag = ctx->pairs[k].diag;
-		sub->diag_idx[0] = ctx->pairs[k].idx[0];
-		sub->diag_idx[1] = ctx->pairs[k].idx[1];
-		sub->has_diag = true;
+		report_sweep_pair_ctx(ctx, k, sub);
 		br_json_object(j);
 		br_json_kdouble(j, "value", ctx->pairs[k].value);
 		br_json_kstr(j, "a", ctx->d[sub->diag_idx[0]].trace->label);

@@ -62,11 +62,7 @@ void report_sweep_markdown(FILE *f, const report_ctx *ctx, report_line_fn line)
 	}
 	report_ctx *sub = malloc(sizeof *sub);
 	for (size_t k = 0; sub && k < ctx->npairs; k++) {
-		*sub = *ctx;
-		sub->diag = ctx->pairs[k].diag;
-		sub->diag_idx[0] = ctx->pairs[k].idx[0];
-		sub->diag_idx[1] = ctx->pairs[k].idx[1];
-		sub->has_diag = true;
+		report_sweep_pair_ctx(ctx, k, sub);
 		fprintf(f, "\n## Diagnosis at %s=%g\n\n", sw->param, ctx->pairs[k].value);
 		report_diag_lines(sub, line, f);
 	}

@@ -80,7 +80,7 @@ Test(report_sweep, dbench_samples)
 			 "cd '%s' && '%s' --no-progress -l xfs:clients=8 '%s/samples/xfs-dbench-8c.blktrace.gz' "
 			 "-l ext4:clients=8 '%s/samples/ext4-dbench-8c.blktrace.gz' "
 			 "-l ext4:clients=1 '%s/samples/ext4-dbench-1c.blktrace.gz' "
-			 "-l xfs:clients=1 '%s/samples/xfs-dbench-1c.blktrace.gz' --json s.json --markdown s.md",
+			 "-l xfs:clients=1 '%s/samples/xfs-dbench-1c.blktrace.gz' --json s.json --markdown s.md --html s.html --no-figure",
 			 tu_dir, rep(), root, root, root, root);
 	cr_assert_eq(rc, 0, "%s", err ? err : "");
 	/* the report opens with the sweep, then a diagnosis per shared value */
@@ -101,6 +101,16 @@ Test(report_sweep, dbench_samples)
 	cr_expect(strstr(md, "| 1 (knee) | 32.4 |"), "%s", md);
 	cr_expect(strstr(md, "**Limit: none.**"));
 	free(md);
+	/* HTML: the same order */
+	snprintf(p, sizeof p, "%s/s.html", tu_dir);
+	char *html = tu_read_text(p);
+	cr_assert(html, "%s", p);
+	sweep = strstr(html, "<h2>Sweep over clients</h2>");
+	pair = strstr(html, "<h2>Diagnosis at clients=8</h2>");
+	cr_expect(sweep && pair && sweep < pair, "%.2000s", html);
+	cr_expect(strstr(html, "<tr><td>1 (knee)</td><td>32.4</td>"), "%.2000s", html);
+	cr_expect(strstr(html, "<strong>Limit: service_time.</strong>"));
+	free(html);
 	snprintf(p, sizeof p, "%s/s.json", tu_dir);
 	expect_json(p, "d[\"sweep\"][\"parameter\"]", "\"clients\"");
 	expect_json(p, "[s[\"stack\"] for s in d[\"sweep\"][\"stacks\"]]", "[\"xfs\",\"ext4\"]");

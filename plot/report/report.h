@@ -9,6 +9,8 @@
 #include "blkreel/analysis.h"
 #include "blkreel/diagnosis.h"
 #include "blkreel/error.h"
+#include "blkreel/json.h"
+#include "blkreel/sweep.h"
 #include "report_cli.h"
 
 typedef struct report_data {
@@ -18,6 +20,13 @@ typedef struct report_data {
 	uint64_t events;           /* records read (including notify records) */
 	char format[64];           /* input kind as the reader names it */
 } report_data;
+
+/* A sweep's pairwise diagnosis: two stacks at one value of the parameter. */
+typedef struct report_pair {
+	double value;
+	size_t idx[2];             /* the traces (A: the earlier stack, B: the later) */
+	br_diagnosis diag;
+} report_pair;
 
 #define REPORT_MAX_SENTENCES 8
 #define REPORT_SENTENCE_MAX 512
@@ -33,6 +42,11 @@ typedef struct report_ctx {
 	bool has_diag;             /* n >= 2: why the slower trace is slower */
 	size_t diag_idx[2];        /* the traces compared (A, B): the only two, or best and worst */
 	br_diagnosis diag;
+	bool has_sweep;            /* the traces carry sweep labels (report_sweep.c) */
+	br_sweep sweep;
+	report_pair *pairs;
+	size_t npairs;
+	char sweep_summary[2048];  /* where the stacks part ways, one paragraph */
 } report_ctx;
 
 /* --per-io output (report_perio.c). */
@@ -57,6 +71,23 @@ typedef void (*report_line_fn)(void *arg, int kind, const char *line);
 enum { REPORT_DIAG_HEAD, REPORT_DIAG_NOTE, REPORT_DIAG_CAUSE, REPORT_DIAG_AGAINST_HEAD,
        REPORT_DIAG_AGAINST, REPORT_DIAG_IDENTITY };
 void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg);
+
+/* report_sweep.c: the sweep and its pairwise diagnoses (traces with sweep
+ * labels); 0 or a br_code. The text section; the JSON "sweep", "knees"
+ * and "pairs" (report_sweep_json.c). */
+int report_sweep(report_ctx *ctx, br_error *err);
+void report_sweep_free(report_ctx *ctx);
+/* sub: ctx as if the report's diagnosis were pair k's (for its printers). */
+void report_sweep_pair_ctx(const report_ctx *ctx, size_t k, report_ctx *sub);
+/* report_sweep_html.c: the sweep's tables, limits and summary as HTML. */
+void report_sweep_html(FILE *f, const report_ctx *ctx);
+void report_sweep_text(FILE *f, const report_ctx *ctx);
+void report_sweep_json(br_json *j, const report_ctx *ctx);
+/* report_sweep_md.c: the sweep's Markdown; line prints the diagnoses' lines. */
+void report_sweep_markdown(FILE *f, const report_ctx *ctx, report_line_fn line);
+/* report_json.c: one diagnosis' detail object (ctx->diag of ctx->diag_idx),
+ * with its causes when asked. */
+void report_json_diagnosis_detail(br_json *j, const report_ctx *ctx, bool causes);
 
 /* report_sentences.c: the plain sentences of a comparison (n >= 2). */
 void report_sentences(report_ctx *ctx);

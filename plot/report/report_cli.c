@@ -1,6 +1,8 @@
 /* blkreel-report's options: one table, traces in order with their labels. */
 #include "report_cli.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@ enum {
 };
 
 static const tool_opt options[] = {
-	{ 'l', "label", "NAME", "name the next trace (default: its file name)" },
+	{ 'l', "label", "NAME", "name the next trace (default: its file name); a sweep\n"
+				"label STACK:PARAM=VALUE (ext4:clients=8) places it in a\n"
+				"sweep: the stack, and the value of the swept parameter" },
 	{ 't', "trace", "TRACE", "add a trace (same as a TRACE argument)" },
 	{ OPT_JSON, "json", "FILE", "also write the report as JSON" },
 	{ OPT_MARKDOWN, "markdown", "FILE", "also write it as Markdown" },
@@ -68,6 +72,15 @@ static const tool_desc desc = {
 		"differences, and every metric side by side with its ratio, sorted by how\n"
 		"much it explains the diagnosed difference.\n"
 		"\n"
+		"With sweep labels (-l STACK:PARAM=VALUE before each trace: ext4:clients=1,\n"
+		"ext4:clients=8, xfs:clients=1, ...), the report opens with the sweep: per\n"
+		"stack, along the parameter, throughput and U, N_busy, S, R, the factor that\n"
+		"carries each step's growth, the knee (the first point after which a step\n"
+		"gains less than half of linear scaling) and what limits the stack past it\n"
+		"(device_saturated, service_time, host_bound, serialised,\n"
+		"concurrency_capped, shrinking_requests, amplification) with its numbers;\n"
+		"then, at each value two stacks share, the diagnosis of that pair.\n"
+		"\n"
 		"TRACE is anything blkreel reads: a compressed NAME.blktrace.gz, a per-CPU set\n"
 		"given as NAME or NAME.blktrace.N, a blkparse -d dump, or - for standard input.\n"
 		"\n",
@@ -77,11 +90,43 @@ static const tool_desc desc = {
 		"  blkreel-report -l ext4 ext4.blktrace.gz -l xfs xfs.blktrace.gz\n"
 		"  blkreel-report -l ext4 ext4.blktrace.gz -l xfs xfs.blktrace.gz \\\n"
 		"      --json r.json --markdown r.md --html r.html\n"
+		"  blkreel-report -l ext4:clients=1 e1.gz -l ext4:clients=8 e8.gz \\\n"
+		"      -l xfs:clients=1 x1.gz -l xfs:clients=8 x8.gz --json sweep.json\n"
 		"\n"
 		"Output files are written under a temporary name and renamed when complete.\n"
 		"Exit status: 0 ok, 1 runtime failure (unreadable or damaged trace, write\n"
 		"failure), 2 usage error.\n",
 };
+
+/* STACK:PARAM=VALUE, the parameter a name of letters, digits, '_', '.',
+ * '-', the value a finite number. Labels without ':' are plain names. */
+static tool_exit sweep_label(report_cli *cli, report_trace *t)
+{
+	const char *colon = strchr(t->label, ':');
+	if (!colon)
+		return 0;
+	const char *eq = strchr(colon, '=');
+	size_t slen = (size_t)(colon - t->label), plen = eq ? (size_t)(eq - colon - 1) : 0;
+	char *end = NULL;
+	double v = eq ? strtod(eq + 1, &end) : 0;
+	bool ok = slen > 0 && slen < sizeof t->stack && plen > 0 && plen < sizeof cli->param && eq[1] &&
+		  end && !*end && isfinite(v);
+	for (size_t i = 0; ok && i < plen; i++)
+		ok = isalnum((unsigned char)colon[1 + i]) || strchr("_.-", colon[1 + i]);
+	if (!ok)
+		return tool_usage(PROG, "-l %s: a sweep label is STACK:PARAM=VALUE, the value a number "
+					"(e.g. ext4:clients=8)", t->label);
+	if (cli->param[0] && (strlen(cli->param) != plen || strncmp(cli->param, colon + 1, plen)))
+		return tool_usage(PROG, "-l %s: the sweep's parameter is %s (one parameter per report)",
+				  t->label, cli->param);
+	memcpy(t->stack, t->label, slen);
+	t->stack[slen] = '\0';
+	memcpy(cli->param, colon + 1, plen);
+	cli->param[plen] = '\0';
+	t->value = v;
+	t->swept = true;
+	return 0;
+}
 
 /* "run1" from "dir/run1.blktrace.gz", "dir/run1.blktrace.0", "dir/run1.bin". */
 static void default_label(report_trace *t)
@@ -113,7 +158,7 @@ static tool_exit add_trace(report_cli *cli, const char *path, const char **label
 	else
 		default_label(t);
 	*label = NULL;
-	return 0;
+	return t->label == t->auto_label ? 0 : sweep_label(cli, t);
 }
 
 tool_exit report_cli_read(int argc, char **argv, report_cli *cli, bool *run)
@@ -197,6 +242,10 @@ tool_exit report_cli_read(int argc, char **argv, report_cli *cli, bool *run)
 		snprintf(n, sizeof n, "%d", BR_CMP_MAX_TRACES);
 		return tool_usage(PROG, "at most %s traces can be compared", n);
 	}
+	for (size_t i = 0; cli->param[0] && i < cli->ntraces; i++)
+		if (!cli->traces[i].swept)
+			return tool_usage(PROG, "%s: give every trace a sweep label STACK:%s=VALUE, or none",
+					  cli->traces[i].path, cli->param);
 	size_t stdin_uses = 0;
 	for (size_t i = 0; i < cli->ntraces; i++)
 		stdin_uses += strcmp(cli->traces[i].path, "-") == 0;

@@ -12,6 +12,11 @@ typedef struct report_trace {
 	const char *path;
 	const char *label;         /* -l before it, else the file name without .blktrace.* */
 	char auto_label[128];
+	/* a sweep label STACK:PARAM=VALUE: the stack and the value (the
+	 * parameter is report_cli.param) */
+	char stack[64];
+	double value;
+	bool swept;
 } report_trace;
 
 typedef struct report_cli {
@@ -25,6 +30,7 @@ typedef struct report_cli {
 	const char *plot_bin;      /* blkreel-plot used for the HTML figure */
 	br_reader_opts read;
 	br_analysis_opts an;
+	char param[32];            /* the swept parameter, "" without sweep labels */
 	char **argv;               /* for the record in the outputs */
 	int argc;
 } report_cli;

@@ -87,7 +87,19 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 		esc(f, ctx->d[k].trace->label);
 	}
 	fputs("</h1>\n", f);
-	if (ctx->has_diag) {
+	report_ctx *sub = ctx->has_sweep ? malloc(sizeof *sub) : NULL;
+	if (ctx->has_sweep)
+		report_sweep_html(f, ctx);
+	for (size_t k = 0; sub && k < ctx->npairs; k++) {
+		report_sweep_pair_ctx(ctx, k, sub);
+		fprintf(f, "<h2>Diagnosis at %s=%g</h2>\n", ctx->sweep.param, ctx->pairs[k].value);
+		html_diag h = { f, false };
+		report_diag_lines(sub, html_line, &h);
+		if (h.in_list)
+			fputs("</ul>\n", f);
+	}
+	free(sub);
+	if (ctx->has_diag && !ctx->has_sweep) {
 		fputs("<h2>Diagnosis</h2>\n", f);
 		html_diag h = { f, false };
 		report_diag_lines(ctx, html_line, &h);

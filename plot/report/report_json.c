@@ -326,7 +326,20 @@ static void diagnosis(br_json *j, const report_ctx *ctx)
 	if (!ctx->has_diag)
 		return;
 	br_json_key(j, "diagnosis_detail");
+	report_json_diagnosis_detail(j, ctx, false);
+}
+
+void report_json_diagnosis_detail(br_json *j, const report_ctx *ctx, bool causes)
+{
+	const br_diagnosis *d = &ctx->diag;
 	br_json_object(j);
+	if (causes) { /* the top level has them apart, in "diagnosis" */
+		br_json_key(j, "causes");
+		br_json_array(j);
+		for (size_t k = 0; k < d->ncauses; k++)
+			cause(j, ctx, &d->causes[k]);
+		br_json_end(j);
+	}
 	br_json_kstr(j, "better", ctx->d[ctx->diag_idx[d->better]].trace->label);
 	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[d->worse]].trace->label);
 	br_json_kstr(j, "outcome", d->outcome);
@@ -370,6 +383,8 @@ int report_json(FILE *f, const report_ctx *ctx)
 	}
 	br_json_end(&j);
 	diagnosis(&j, ctx);
+	if (ctx->has_sweep)
+		report_sweep_json(&j, ctx);
 	br_json_key(&j, "traces");
 	br_json_array(&j);
 	for (size_t k = 0; k < ctx->n; k++)

@@ -60,7 +60,9 @@ int report_markdown(FILE *f, const report_ctx *ctx)
 		cell(f, ctx->d[k].trace->label);
 	}
 	fprintf(f, "\n");
-	if (ctx->has_diag) {
+	if (ctx->has_sweep) {
+		report_sweep_markdown(f, ctx, md_line);
+	} else if (ctx->has_diag) {
 		fprintf(f, "\n## Diagnosis\n\n");
 		report_diag_lines(ctx, md_line, f);
 	}

@@ -84,7 +84,7 @@ int report_run(const report_cli *cli, const char *argv0)
 		} else {
 			/* the sentences rank by ratio; the table then by contribution */
 			report_sentences(&ctx);
-			if (report_diagnose(&ctx, &err)) {
+			if (report_diagnose(&ctx, &err) || report_sweep(&ctx, &err)) {
 				print_error(&err);
 				status = 1;
 			}
@@ -107,6 +107,7 @@ int report_run(const report_cli *cli, const char *argv0)
 		free(png);
 	}
 	br_cmp_free(&ctx.cmp);
+	report_sweep_free(&ctx);
 	for (size_t k = 0; k < cli->ntraces; k++)
 		report_data_free(&ctx.d[k]);
 	free(ctx.d);

@@ -297,7 +297,9 @@ static void comparison(FILE *f, const report_ctx *ctx)
 
 int report_text(FILE *f, const report_ctx *ctx)
 {
-	if (ctx->has_diag)
+	if (ctx->has_sweep) /* the sweep and its pairs say more than the slowest against the fastest */
+		report_sweep_text(f, ctx);
+	else if (ctx->has_diag)
 		diagnosis(f, ctx);
 	if (ctx->n > 1)
 		comparison(f, ctx);

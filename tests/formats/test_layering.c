@@ -26,6 +26,7 @@ static const struct {
 	{ "stats", " common " },
 	{ "diagnosis", " stats common " },
 	{ "analysis", " diagnosis stats common " },
+	{ "sweep", " diagnosis common " },
 	{ "read", " compressed import common " },
 	{ "write", " analysis stats compressed common " },
 };

@@ -2,6 +2,7 @@
 #include "summary_row.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void trace_row_of(const plot_trace *t, trace_row *r)
 {
@@ -44,10 +45,12 @@ void trace_row_text(const plot_trace *t, char *buf, size_t n)
 	snprintf(buf, n,
 		 "%s (%s): run time %.6f s, %.0f IOs (%s events), %.3f MB, %.3f MB/s, %.1f IO/s, "
 		 "%.1f seeks/s, D2C p50 %s p99 %s, Q2C p50 %s p99 %s, in flight max %u avg %.2f, "
-		 "never completed %llu (%llu left out of in flight), never issued %llu, "
-		 "completed untimed %llu",
+		 "never completed %llu (%llu left out of in flight), never issued %llu",
 		 t->label, t->path, r.runtime_s, r.ios, br_stats_kind_name(s->io_kind), r.mb, r.mbps,
 		 r.iops, r.seeks_ps, a, b, c, d, s->inflight_max, s->inflight_avg,
 		 (unsigned long long)s->never_completed, (unsigned long long)s->lost_ios,
-		 (unsigned long long)s->never_issued, (unsigned long long)s->completed_untimed);
+		 (unsigned long long)s->never_issued);
+	size_t used = strlen(buf);
+	if (s->completed_untimed && used < n) /* only a capture that counted unrecorded completions */
+		snprintf(buf + used, n - used, ", completed untimed %llu", (unsigned long long)s->completed_untimed);
 }

@@ -2,7 +2,6 @@
  * every output shows (text, Markdown, HTML; the JSON has its own array). */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "report.h"
 
@@ -39,7 +38,7 @@ static void identity(const br_diagnosis *d, const char *better, const char *wors
 {
 	char line[768];
 	char amp[160] = "";
-	if (!strcmp(d->outcome, "work"))
+	if (d->outcome == BR_OUTCOME_WORK)
 		snprintf(amp, sizeof amp, "; per byte of work add %+.3f (amplification: %.2f vs %.2f device "
 					  "bytes per application byte) = ln %.2fx",
 			 d->amp_term, d->amp[1], d->amp[0], d->ratio);
@@ -62,7 +61,7 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 	const char *better = label(ctx, d->better), *worse = label(ctx, d->worse);
 	for (size_t k = 0; k < d->nnotes; k++)
 		fn(arg, REPORT_DIAG_NOTE, d->notes[k]);
-	if (!strcmp(d->outcome, "none"))
+	if (d->outcome == BR_OUTCOME_NONE)
 		return; /* the note says why */
 	if (!d->significant && ctx->d[ctx->diag_idx[0]].res->profile->nslices < 3) {
 		snprintf(line, sizeof line,
@@ -83,11 +82,11 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 		identity(d, better, worse, fn, arg);
 		return;
 	}
-	if (!strcmp(d->outcome, "latency"))
+	if (d->outcome == BR_OUTCOME_LATENCY)
 		snprintf(line, sizeof line, "%s is slower per IO: mean Q2C %.3f ms vs %.3f ms (%.2fx, t = %.1f); "
 					    "throughput does not differ significantly. Why:",
 			 worse, d->q2c_mean[1] / 1e6, d->q2c_mean[0] / 1e6, d->ratio, d->t_outcome);
-	else if (!strcmp(d->outcome, "work"))
+	else if (d->outcome == BR_OUTCOME_WORK)
 		snprintf(line, sizeof line,
 			 "%s is slower: its applications got %.2f MB/s through against %.2f (%s %.2fx, t = "
 			 "%.1f over the time slices). Why:",
@@ -98,7 +97,8 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 	fn(arg, REPORT_DIAG_HEAD, line);
 	for (size_t k = 0; k < d->ncauses; k++) {
 		const br_diag_cause *c = &d->causes[k];
-		snprintf(line, sizeof line, "%s (%s, %.0f %% of the difference): %s.", c->cause, c->factor,
+		snprintf(line, sizeof line, "%s (%s, %.0f %% of the difference): %s.",
+			 br_diag_cause_name(c->cause), br_diag_factor_name(c->factor),
 			 100 * c->share, c->evidence);
 		fn(arg, REPORT_DIAG_CAUSE, line);
 	}
@@ -115,8 +115,9 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 		fn(arg, REPORT_DIAG_AGAINST_HEAD, line);
 		for (size_t k = 0; k < d->nunconfirmed; k++) {
 			const br_diag_cause *c = &d->unconfirmed[k];
-			snprintf(line, sizeof line, "%s (%s %.2fx, %.0f %% of the difference): %s.", c->cause,
-				 c->factor, c->shift, 100 * c->share, c->evidence);
+			snprintf(line, sizeof line, "%s (%s %.2fx, %.0f %% of the difference): %s.",
+				 br_diag_cause_name(c->cause), br_diag_factor_name(c->factor), c->shift, 100 * c->share,
+				 c->evidence);
 			fn(arg, REPORT_DIAG_AGAINST, line);
 		}
 	}
@@ -124,12 +125,13 @@ void report_diag_lines(const report_ctx *ctx, report_line_fn fn, void *arg)
 		fn(arg, REPORT_DIAG_AGAINST_HEAD, "Against that:");
 		for (size_t k = 0; k < d->nagainst; k++) {
 			const br_diag_cause *c = &d->against[k];
-			snprintf(line, sizeof line, "%s (%s, %.0f %% the other way): %s.", c->cause,
-				 c->factor, 100 * c->share, c->evidence);
+			snprintf(line, sizeof line, "%s (%s, %.0f %% the other way): %s.",
+				 br_diag_cause_name(c->cause), br_diag_factor_name(c->factor), 100 * c->share,
+				 c->evidence);
 			fn(arg, REPORT_DIAG_AGAINST, line);
 		}
 	}
-	if (strcmp(d->outcome, "latency")) {
+	if (d->outcome != BR_OUTCOME_LATENCY) {
 		identity(d, better, worse, fn, arg);
 		return;
 	}

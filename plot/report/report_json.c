@@ -242,10 +242,10 @@ static void comparison(br_json *j, const report_ctx *ctx)
 static void cause(br_json *j, const report_ctx *ctx, const br_diag_cause *c)
 {
 	br_json_object(j);
-	br_json_kstr(j, "cause", c->cause);
+	br_json_kstr(j, "cause", br_diag_cause_name(c->cause));
 	br_json_kdouble(j, "share", c->share);
 	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
-	br_json_kstr(j, "factor", c->factor);
+	br_json_kstr(j, "factor", br_diag_factor_name(c->factor));
 	br_json_kstr(j, "evidence", c->evidence);
 	br_json_kbool(j, "confirmed", c->confirmed);
 	if (c->shift > 0)
@@ -271,7 +271,6 @@ static void identity_side(br_json *j, const br_diagnosis *d, int w)
 
 static void identity(br_json *j, const br_diagnosis *d)
 {
-	static const char *const fac[4] = { "U", "N_busy", "S", "R" };
 	br_json_key(j, "identity");
 	br_json_object(j);
 	identity_side(j, d, 0);
@@ -279,14 +278,15 @@ static void identity(br_json *j, const br_diagnosis *d)
 	br_json_kdouble(j, "ln_ratio", d->mbps_total);
 	br_json_key(j, "terms");
 	br_json_object(j);
+	/* terms[] and t_factor[] run U, N_busy, S, R, as the factors' ids do */
 	for (int k = 0; k < 4; k++)
-		br_json_kdouble(j, fac[k], d->terms[k]);
+		br_json_kdouble(j, br_diag_factor_name(BR_FACTOR_U + k), d->terms[k]);
 	br_json_kdouble(j, "amplification", d->amp_term);
 	br_json_end(j);
 	br_json_key(j, "t");
 	br_json_object(j);
 	for (int k = 0; k < 4; k++)
-		br_json_kdouble(j, fac[k], d->t_factor[k]);
+		br_json_kdouble(j, br_diag_factor_name(BR_FACTOR_U + k), d->t_factor[k]);
 	br_json_end(j);
 	br_json_end(j);
 }
@@ -342,7 +342,7 @@ void report_json_diagnosis_detail(br_json *j, const report_ctx *ctx, bool causes
 	}
 	br_json_kstr(j, "better", ctx->d[ctx->diag_idx[d->better]].trace->label);
 	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[d->worse]].trace->label);
-	br_json_kstr(j, "outcome", d->outcome);
+	br_json_kstr(j, "outcome", br_diag_outcome_name(d->outcome));
 	br_json_kbool(j, "significant", d->significant);
 	br_json_kdouble(j, "ratio", d->ratio);
 	br_json_kdouble(j, "t", d->t_outcome);

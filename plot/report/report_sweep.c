@@ -67,9 +67,11 @@ static void summary(report_ctx *ctx)
 			continue;
 		const char *worse = ctx->d[p->idx[d->worse]].trace->stack;
 		SAY(" At %s=%g %s is the slower (%.2fx): %s (%s, %.0f %%)", sw->param, p->value, worse, d->ratio,
-		    d->causes[0].cause, d->causes[0].factor, 100 * d->causes[0].share);
+		    br_diag_cause_name(d->causes[0].cause), br_diag_factor_name(d->causes[0].factor),
+		    100 * d->causes[0].share);
 		if (d->ncauses > 1)
-			SAY(", %s (%s, %.0f %%)", d->causes[1].cause, d->causes[1].factor, 100 * d->causes[1].share);
+			SAY(", %s (%s, %.0f %%)", br_diag_cause_name(d->causes[1].cause),
+			    br_diag_factor_name(d->causes[1].factor), 100 * d->causes[1].share);
 		SAY(".");
 		break;
 	}

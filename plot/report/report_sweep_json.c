@@ -69,7 +69,8 @@ void report_sweep_json(br_json *j, const report_ctx *ctx)
 		const br_sweep_stack *st = &sw->stacks[s];
 		br_json_object(j);
 		br_json_kstr(j, "stack", st->stack);
-		br_json_kstr(j, "outcome", st->work ? "work" : "throughput");
+		br_json_kstr(j, "outcome",
+			     br_diag_outcome_name(st->work ? BR_OUTCOME_WORK : BR_OUTCOME_THROUGHPUT));
 		br_json_key(j, "points");
 		br_json_array(j);
 		for (size_t k = 0; k < st->npoints; k++)

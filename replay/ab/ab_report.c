@@ -35,7 +35,7 @@ static void diag_text(FILE *f, const ab_ctx *c)
 	size_t na = side_runs(c, 0), nb = side_runs(c, 1);
 	for (size_t k = 0; k < d->nnotes; k++)
 		fprintf(f, "Note: %s.\n", d->notes[k]);
-	if (!strcmp(d->outcome, "none")) {
+	if (d->outcome == BR_OUTCOME_NONE) {
 		fputs("Nothing to diagnose: a side's captures hold no completed request.\n", f);
 		return;
 	}
@@ -49,7 +49,7 @@ static void diag_text(FILE *f, const ab_ctx *c)
 			100 * BR_DIAG_MIN_SHARE);
 		return;
 	}
-	if (!strcmp(d->outcome, "latency"))
+	if (d->outcome == BR_OUTCOME_LATENCY)
 		fprintf(f, "%s is slower per IO: mean Q2C %.1f us vs %.1f us (%.2fx, t = %.1f over %zu vs %zu "
 			   "rounds); throughput does not differ significantly. Why:\n",
 			worse, d->q2c_mean[1] / 1e3, d->q2c_mean[0] / 1e3, d->ratio, d->t_outcome, na, nb);
@@ -57,16 +57,18 @@ static void diag_text(FILE *f, const ab_ctx *c)
 		fprintf(f, "%s is slower: %.4g vs %.4g MB/s (%s %.2fx, t = %.1f over %zu vs %zu rounds). Why:\n",
 			worse, d->x[1], d->x[0], better, d->ratio, fabs(d->t_outcome), na, nb);
 	for (size_t k = 0; k < d->ncauses; k++)
-		fprintf(f, "  - %s (%s, %.0f %% of the difference%s): %s.\n", d->causes[k].cause,
-			d->causes[k].factor, 100 * d->causes[k].share,
+		fprintf(f, "  - %s (%s, %.0f %% of the difference%s): %s.\n",
+			br_diag_cause_name(d->causes[k].cause), br_diag_factor_name(d->causes[k].factor),
+			100 * d->causes[k].share,
 			d->causes[k].significant ? "" : ", not significant over the rounds", d->causes[k].evidence);
 	if (!d->ncauses)
 		fputs("  - no single cause reaches 5 % of the difference with significance.\n", f);
 	if (d->nagainst) {
 		fputs("Against that:\n", f);
 		for (size_t k = 0; k < d->nagainst; k++)
-			fprintf(f, "  - %s (%s, %.0f %% the other way): %s.\n", d->against[k].cause,
-				d->against[k].factor, 100 * d->against[k].share, d->against[k].evidence);
+			fprintf(f, "  - %s (%s, %.0f %% the other way): %s.\n",
+				br_diag_cause_name(d->against[k].cause), br_diag_factor_name(d->against[k].factor),
+				100 * d->against[k].share, d->against[k].evidence);
 	}
 }
 
@@ -215,8 +217,8 @@ static int markdown(FILE *f, const ab_ctx *c)
 static void cause_json(br_json *j, const br_diag_cause *k)
 {
 	br_json_object(j);
-	br_json_kstr(j, "cause", k->cause);
-	br_json_kstr(j, "factor", k->factor);
+	br_json_kstr(j, "cause", br_diag_cause_name(k->cause));
+	br_json_kstr(j, "factor", br_diag_factor_name(k->factor));
 	br_json_kdouble(j, "share", k->share);
 	br_json_kbool(j, "significant", k->significant);
 	br_json_kbool(j, "confirmed", k->confirmed);
@@ -229,7 +231,7 @@ static void diag_json(br_json *j, const ab_ctx *c)
 	const br_diagnosis *d = &c->diag;
 	br_json_key(j, "diagnosis");
 	br_json_object(j);
-	br_json_kstr(j, "outcome", d->outcome);
+	br_json_kstr(j, "outcome", br_diag_outcome_name(d->outcome));
 	br_json_kbool(j, "significant", d->significant);
 	br_json_kstr(j, "better", lab(c, d->better));
 	br_json_kstr(j, "worse", lab(c, d->worse));

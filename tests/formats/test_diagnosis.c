@@ -232,6 +232,45 @@ Test(diagnosis, identity_is_exact_on_a_known_trace)
 	br_analysis_free(a);
 }
 
+/* The ids name the strings every output writes (the JSON's "cause",
+ * "factor" and "outcome"); causes of equal share rank by id, so the ids
+ * must run in the names' alphabetical order, as the ranking did by name. */
+Test(diagnosis, ids_name_the_strings_every_output_writes)
+{
+	static const char *const causes[] = { "amplification", "concurrency", "flush",   "idle",
+					      "io_size",       "merge",       "readahead", "requeue",
+					      "scheduler",     "seek",        "service_time", "split" };
+	static const char *const factors[] = { "U",   "N_busy", "S",   "R",   "bytes_per_work", "Q2G",
+					       "G2I", "Q2M",    "I2D", "M2D", "D2C" };
+	static const char *const outcomes[] = { "none", "work", "throughput", "latency" };
+	cr_assert_eq(sizeof causes / sizeof causes[0], BR_CAUSE_COUNT);
+	cr_assert_eq(sizeof factors / sizeof factors[0], BR_FACTOR_COUNT);
+	cr_assert_eq(sizeof outcomes / sizeof outcomes[0], BR_OUTCOME_COUNT);
+	for (int c = 0; c < BR_CAUSE_COUNT; c++) {
+		cr_expect_str_eq(br_diag_cause_name((enum br_diag_cause_id)c), causes[c]);
+		if (c)
+			cr_expect_lt(strcmp(br_diag_cause_name((enum br_diag_cause_id)(c - 1)),
+					    br_diag_cause_name((enum br_diag_cause_id)c)),
+				     0, "cause ids %d and %d are not in their names' order", c - 1, c);
+	}
+	for (int f = 0; f < BR_FACTOR_COUNT; f++)
+		cr_expect_str_eq(br_diag_factor_name((enum br_diag_factor)f), factors[f]);
+	for (int p = 0; p < BR_DP_COUNT; p++)
+		cr_expect_str_eq(br_diag_factor_name(BR_FACTOR_PHASE(p)), br_diag_phase_name((enum br_diag_phase)p));
+	for (int o = 0; o < BR_OUTCOME_COUNT; o++)
+		cr_expect_str_eq(br_diag_outcome_name((enum br_diag_outcome)o), outcomes[o]);
+	cr_expect_str_eq(br_diag_cause_name(BR_CAUSE_COUNT), "?");
+	cr_expect_str_eq(br_diag_factor_name(BR_FACTOR_COUNT), "?");
+	cr_expect_str_eq(br_diag_factor_name((enum br_diag_factor)-1), "?");
+	cr_expect_str_eq(br_diag_outcome_name(BR_OUTCOME_COUNT), "?");
+}
+
+/* The first ranked cause's name, for messages. */
+static const char *first_name(const br_diagnosis *d)
+{
+	return d->ncauses ? br_diag_cause_name(d->causes[0].cause) : "";
+}
+
 /* The same job twice, with different noise: no significant difference. */
 Test(diagnosis, same_job_twice_is_no_difference)
 {
@@ -240,16 +279,19 @@ Test(diagnosis, same_job_twice_is_no_difference)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	cr_expect(!d.significant, "ratio %.3f t %.2f", d.ratio, d.t_outcome);
-	cr_expect_eq(d.ncauses, 0, "first: %s", d.ncauses ? d.causes[0].cause : "");
+	cr_expect_eq(d.ncauses, 0, "first: %s", first_name(&d));
 }
 
-static void expect_first(const br_diagnosis *d, const char *cause, const char *factor, size_t worse)
+static void expect_first(const br_diagnosis *d, enum br_diag_cause_id cause, enum br_diag_factor factor,
+			 size_t worse)
 {
 	cr_assert(d->significant, "not significant: ratio %.3f t %.2f", d->ratio, d->t_outcome);
 	cr_assert_gt(d->ncauses, 0);
-	cr_expect_str_eq(d->causes[0].cause, cause, "first %s (%s, %.2f): %s", d->causes[0].cause,
-			 d->causes[0].factor, d->causes[0].share, d->causes[0].evidence);
-	cr_expect_str_eq(d->causes[0].factor, factor);
+	cr_expect_eq(d->causes[0].cause, cause, "first %s (%s, %.2f): %s, expected %s",
+		     br_diag_cause_name(d->causes[0].cause), br_diag_factor_name(d->causes[0].factor),
+		     d->causes[0].share, d->causes[0].evidence, br_diag_cause_name(cause));
+	cr_expect_eq(d->causes[0].factor, factor, "factor %s, expected %s",
+		     br_diag_factor_name(d->causes[0].factor), br_diag_factor_name(factor));
 	cr_expect_eq(d->worse, worse);
 	double sum = 0;
 	for (size_t k = 0; k < d->ncauses; k++) {
@@ -273,7 +315,7 @@ Test(diagnosis, think_time_is_idle)
 	b.think_ns = 500 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "idle", "U", 1);
+	expect_first(&d, BR_CAUSE_IDLE, BR_FACTOR_U, 1);
 	cr_expect(d.causes[0].share > 0.9, "%.2f", d.causes[0].share);
 	cr_expect(d.causes[0].confirmed);
 }
@@ -287,9 +329,9 @@ Test(diagnosis, modest_think_time_is_unconfirmed_idle)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	cr_assert(d.significant);
-	cr_expect_eq(d.ncauses, 0, "%zu ranked, first %s", d.ncauses, d.ncauses ? d.causes[0].cause : "");
+	cr_expect_eq(d.ncauses, 0, "%zu ranked, first %s", d.ncauses, first_name(&d));
 	cr_assert_gt(d.nunconfirmed, 0);
-	cr_expect_str_eq(d.unconfirmed[0].cause, "idle");
+	cr_expect_eq(d.unconfirmed[0].cause, BR_CAUSE_IDLE, "%s", br_diag_cause_name(d.unconfirmed[0].cause));
 	cr_expect(d.unconfirmed[0].shift > 1.5 && d.unconfirmed[0].shift < BR_DIAG_RERUN_RATIO, "shift %.2f",
 		  d.unconfirmed[0].shift);
 }
@@ -304,7 +346,7 @@ Test(diagnosis, queue_depth_is_concurrency)
 	a.think_ns = b.think_ns = 0;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "concurrency", "N_busy", 1);
+	expect_first(&d, BR_CAUSE_CONCURRENCY, BR_FACTOR_N_BUSY, 1);
 	cr_expect(d.nbusy[0] > 7.5 && d.nbusy[1] < 1.01, "%.2f vs %.2f", d.nbusy[0], d.nbusy[1]);
 }
 
@@ -316,7 +358,7 @@ Test(diagnosis, request_size_is_io_size)
 	a.n = 1000;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "io_size", "S", 1);
+	expect_first(&d, BR_CAUSE_IO_SIZE, BR_FACTOR_S, 1);
 }
 
 /* B follows every write with a 100 us flush: flush. */
@@ -326,7 +368,7 @@ Test(diagnosis, a_flush_after_every_write_is_flush)
 	b.flush_ns = 100 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "flush", "R", 1);
+	expect_first(&d, BR_CAUSE_FLUSH, BR_FACTOR_R, 1);
 }
 
 /* The device idles after each flush while the writer waits on it; an
@@ -341,7 +383,7 @@ Test(diagnosis, idle_after_an_fsyncs_flush_is_flush)
 	b.think_ns = 300 * US; /* the wait after the flush, seen as a gap */
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "flush", "U", 1);
+	expect_first(&d, BR_CAUSE_FLUSH, BR_FACTOR_U, 1);
 }
 
 /* The host idles between a write's completion and the flush its fsync
@@ -356,7 +398,7 @@ Test(diagnosis, idle_before_an_fsyncs_flush_is_flush)
 	b.pre_flush_ns = 300 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "flush", "U", 1);
+	expect_first(&d, BR_CAUSE_FLUSH, BR_FACTOR_U, 1);
 }
 
 /* B flushes less often than A but its device serves the same IOs 4x
@@ -369,7 +411,7 @@ Test(diagnosis, fewer_flushes_and_a_slower_device_is_service_time)
 	b.service_ns = 400 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "service_time", "R", 1);
+	expect_first(&d, BR_CAUSE_SERVICE_TIME, BR_FACTOR_R, 1);
 }
 
 /* B writes each 256 KiB of work again as 16 journal writes of 16 KiB
@@ -390,13 +432,14 @@ Test(diagnosis, a_journal_in_small_requests_is_amplification)
 	cr_assert(d.significant && d.ncauses, "not significant: ratio %.3f", d.ratio);
 	double amp = 0;
 	for (size_t k = 0; k < d.ncauses; k++)
-		if (!strcmp(d.causes[k].cause, "amplification"))
+		if (d.causes[k].cause == BR_CAUSE_AMPLIFICATION)
 			amp += d.causes[k].share;
-	cr_expect_str_eq(d.causes[0].cause, "amplification", "first %s (%s, %.2f): %s", d.causes[0].cause,
-			 d.causes[0].factor, d.causes[0].share, d.causes[0].evidence);
+	cr_expect_eq(d.causes[0].cause, BR_CAUSE_AMPLIFICATION, "first %s (%s, %.2f): %s",
+		     br_diag_cause_name(d.causes[0].cause), br_diag_factor_name(d.causes[0].factor),
+		     d.causes[0].share, d.causes[0].evidence);
 	cr_expect(amp > 0.8, "amplification explains %.2f", amp);
 	for (size_t k = 0; k < d.ncauses; k++)
-		cr_expect(strcmp(d.causes[k].cause, "io_size"), "io_size named (%.2f): %s", d.causes[k].share,
+		cr_expect(d.causes[k].cause != BR_CAUSE_IO_SIZE, "io_size named (%.2f): %s", d.causes[k].share,
 			  d.causes[k].evidence);
 }
 
@@ -410,7 +453,7 @@ Test(diagnosis, a_scheduler_on_one_side_only_counts_from_1_1x)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	cr_assert(d.ratio > 1.1 && d.ratio < 1.25, "ratio %.3f", d.ratio);
-	expect_first(&d, "scheduler", "U", 1);
+	expect_first(&d, BR_CAUSE_SCHEDULER, BR_FACTOR_U, 1);
 }
 
 /* The same IOs served in 300 us instead of 100: service_time, in R. */
@@ -420,7 +463,7 @@ Test(diagnosis, slower_device_is_service_time)
 	b.service_ns = 300 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "service_time", "R", 1);
+	expect_first(&d, BR_CAUSE_SERVICE_TIME, BR_FACTOR_R, 1);
 	/* same classes, other rates: all rate, no mix */
 	cr_expect(fabs(d.ko_mix) < 1e-6 * fabs(d.ko_rate), "mix %.1f rate %.1f", d.ko_mix, d.ko_rate);
 	cr_expect_float_eq(d.ko_rate, 200.0 * US, 0.05 * 200 * US);
@@ -437,15 +480,16 @@ Test(diagnosis, a_timing_shift_within_the_rerun_spread_is_unconfirmed)
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
 	cr_assert(d.significant, "ratio %.3f t %.2f", d.ratio, d.t_outcome);
-	cr_expect_eq(d.ncauses, 0, "%zu ranked, first %s", d.ncauses, d.ncauses ? d.causes[0].cause : "");
+	cr_expect_eq(d.ncauses, 0, "%zu ranked, first %s", d.ncauses, first_name(&d));
 	cr_assert_eq(d.nunconfirmed, 1);
-	cr_expect_str_eq(d.unconfirmed[0].cause, "service_time");
+	cr_expect_eq(d.unconfirmed[0].cause, BR_CAUSE_SERVICE_TIME, "%s",
+		     br_diag_cause_name(d.unconfirmed[0].cause));
 	cr_expect(!d.unconfirmed[0].confirmed);
 	cr_expect_float_eq(d.unconfirmed[0].shift, 1.6, 0.05, "shift %.3f", d.unconfirmed[0].shift);
 
 	b.service_ns = base.service_ns * 4;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "service_time", "R", 1);
+	expect_first(&d, BR_CAUSE_SERVICE_TIME, BR_FACTOR_R, 1);
 	cr_expect(d.causes[0].confirmed);
 	cr_expect_eq(d.nunconfirmed, 0);
 }
@@ -460,8 +504,8 @@ Test(diagnosis, counted_causes_are_confirmed)
 	diagnose(&a, &b, &d);
 	cr_assert_gt(d.ncauses, 0);
 	for (size_t k = 0; k < d.ncauses; k++)
-		cr_expect(d.causes[k].confirmed, "%s", d.causes[k].cause);
-	cr_expect_str_eq(d.causes[0].cause, "io_size");
+		cr_expect(d.causes[k].confirmed, "%s", br_diag_cause_name(d.causes[k].cause));
+	cr_expect_eq(d.causes[0].cause, BR_CAUSE_IO_SIZE, "%s", br_diag_cause_name(d.causes[0].cause));
 }
 
 /* Kitagawa–Oaxaca, exactly: A all 4 KiB in 100 us; B half 4 KiB in 100 us,
@@ -597,7 +641,7 @@ Test(diagnosis, requeued_requests_are_requeue)
 	b.requeue_ns = 100 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	expect_first(&d, "requeue", "U", 1);
+	expect_first(&d, BR_CAUSE_REQUEUE, BR_FACTOR_U, 1);
 }
 
 /* The first IO's D and C are missing (a partial set): its Q would sit
@@ -634,8 +678,8 @@ Test(diagnosis, same_throughput_a_little_slower_per_io_is_no_difference)
 	b.service_ns = base.service_ns * 11 / 10;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	cr_expect(!d.significant, "outcome %s judged significant", d.outcome ? d.outcome : "?");
-	cr_expect_eq(d.ncauses, 0, "%zu causes, first %s", d.ncauses, d.ncauses ? d.causes[0].cause : "");
+	cr_expect(!d.significant, "outcome %s judged significant", br_diag_outcome_name(d.outcome));
+	cr_expect_eq(d.ncauses, 0, "%zu causes, first %s", d.ncauses, first_name(&d));
 }
 
 Test(diagnosis, same_throughput_slower_per_io_is_latency)
@@ -645,8 +689,8 @@ Test(diagnosis, same_throughput_slower_per_io_is_latency)
 	b.service_ns = 300 * US;
 	br_diagnosis d;
 	diagnose(&a, &b, &d);
-	cr_assert_str_eq(d.outcome, "latency");
-	expect_first(&d, "service_time", "D2C", 1);
+	cr_assert_eq(d.outcome, BR_OUTCOME_LATENCY, "outcome %s", br_diag_outcome_name(d.outcome));
+	expect_first(&d, BR_CAUSE_SERVICE_TIME, BR_FACTOR_D2C, 1);
 	cr_expect_float_eq(d.q2c_mean[1] - d.q2c_mean[0], 200.0 * US, 0.05 * 200 * US);
 	cr_expect(fabs(d.q2c_residual) < 1e-6 * 200 * US, "residual %.3f", d.q2c_residual);
 }
@@ -733,8 +777,8 @@ Test(diagnosis, runs_show_a_consistent_15_percent)
 	br_diagnosis d;
 	br_error err;
 	cr_assert_eq(br_diagnose(&pa, &pb, "A", "B", &d, &err), 0);
-	cr_assert_str_eq(d.outcome, "latency");
-	expect_first(&d, "service_time", "D2C", 1);
+	cr_assert_eq(d.outcome, BR_OUTCOME_LATENCY, "outcome %s", br_diag_outcome_name(d.outcome));
+	expect_first(&d, BR_CAUSE_SERVICE_TIME, BR_FACTOR_D2C, 1);
 	cr_expect(d.causes[0].significant);
 	/* the runs confirm a 1.15x shift that one pair would leave unconfirmed */
 	cr_expect(d.causes[0].confirmed);
@@ -760,7 +804,8 @@ Test(diagnosis, runs_of_the_same_job_are_no_difference)
 	br_diagnosis d;
 	br_error err;
 	cr_assert_eq(br_diagnose(&pa, &pb, "A", "B", &d, &err), 0);
-	cr_expect(!d.significant, "outcome %s ratio %.3f t %.2f", d.outcome, d.ratio, d.t_outcome);
+	cr_expect(!d.significant, "outcome %s ratio %.3f t %.2f", br_diag_outcome_name(d.outcome), d.ratio,
+		  d.t_outcome);
 	cr_expect_eq(d.ncauses, 0);
 	free_runs(aa, 3);
 	free_runs(bb, 3);

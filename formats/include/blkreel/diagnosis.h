@@ -76,6 +76,65 @@
 
 enum br_diag_phase { BR_DP_Q2G, BR_DP_G2I, BR_DP_Q2M, BR_DP_I2D, BR_DP_M2D, BR_DP_D2C, BR_DP_COUNT };
 
+/* The diagnosis' results are ids; br_diag_cause_name(), br_diag_factor_name()
+ * and br_diag_outcome_name() give the one spelling every output uses (text,
+ * Markdown, HTML, JSON). */
+
+/* The causes, in the alphabetical order of their names: causes of equal
+ * share are ranked by id, which is then by name. */
+enum br_diag_cause_id {
+	BR_CAUSE_AMPLIFICATION,       /* more device bytes per byte of work */
+	BR_CAUSE_CONCURRENCY,
+	BR_CAUSE_FLUSH,
+	BR_CAUSE_IDLE,
+	BR_CAUSE_IO_SIZE,
+	BR_CAUSE_MERGE,
+	BR_CAUSE_READAHEAD,
+	BR_CAUSE_REQUEUE,
+	BR_CAUSE_SCHEDULER,
+	BR_CAUSE_SEEK,
+	BR_CAUSE_SERVICE_TIME,
+	BR_CAUSE_SPLIT,
+	BR_CAUSE_COUNT
+};
+
+/* The factor a cause acts through: one of the identity's (U, N_busy, S, R),
+ * device bytes per byte of work, or a latency phase, BR_FACTOR_PHASE(p). */
+enum br_diag_factor {
+	BR_FACTOR_U,
+	BR_FACTOR_N_BUSY,
+	BR_FACTOR_S,
+	BR_FACTOR_R,
+	BR_FACTOR_BYTES_PER_WORK,
+	BR_FACTOR_Q2G,                /* the phases, in enum br_diag_phase's order */
+	BR_FACTOR_G2I,
+	BR_FACTOR_Q2M,
+	BR_FACTOR_I2D,
+	BR_FACTOR_M2D,
+	BR_FACTOR_D2C,
+	BR_FACTOR_COUNT
+};
+#define BR_FACTOR_PHASE(p) ((enum br_diag_factor)(BR_FACTOR_Q2G + (int)(p)))
+
+/* What the diagnosis compares. */
+enum br_diag_outcome {
+	BR_OUTCOME_NONE,              /* a trace without D→C pairs: nothing to diagnose */
+	BR_OUTCOME_WORK,              /* application bytes per second */
+	BR_OUTCOME_THROUGHPUT,        /* device MB/s, when the work cannot be told apart from
+	                                 journal and writeback */
+	BR_OUTCOME_LATENCY,           /* mean Q2C per bio */
+	BR_OUTCOME_COUNT
+};
+
+/* "idle", "io_size", ...; "?" out of range */
+const char *br_diag_cause_name(enum br_diag_cause_id c);
+/* "U", "N_busy", "S", "R", "bytes_per_work", "Q2G", ... "D2C"; "?" out of range */
+const char *br_diag_factor_name(enum br_diag_factor f);
+/* "none", "work", "throughput", "latency"; "?" out of range */
+const char *br_diag_outcome_name(enum br_diag_outcome o);
+/* "Q2G", ... "D2C"; "?" out of range */
+const char *br_diag_phase_name(enum br_diag_phase p);
+
 typedef struct br_diag_class {
 	uint64_t n;
 	double d2c_sum;               /* ns */
@@ -132,10 +191,8 @@ typedef struct br_diag_profile {
 
 /* One term of the decomposition or one cause. */
 typedef struct br_diag_cause {
-	const char *cause;            /* idle, concurrency, service_time, io_size, flush,
-	                                 scheduler, seek, split, merge, readahead,
-	                                 amplification, requeue */
-	const char *factor;           /* "U", "N_busy", "S", "R", or a latency phase "I2D" */
+	enum br_diag_cause_id cause;
+	enum br_diag_factor factor;
 	double term;                  /* contribution to ln(X_better/X_worse), or ns of ΔQ2C */
 	double share;                 /* of the gross difference, 0..1 */
 	bool significant;
@@ -152,10 +209,7 @@ typedef struct br_diag_cause {
 typedef struct br_diagnosis {
 	size_t better, worse;         /* 0 = A, 1 = B */
 	bool significant;             /* the outcome differs beyond the slices' noise */
-	const char *outcome;          /* "none" (a trace without D→C pairs: nothing to diagnose),
-	                                 "work" (application bytes per second), "throughput"
-	                                 (device MB/s, when the work cannot be told apart from
-	                                 journal and writeback) or "latency" */
+	enum br_diag_outcome outcome;
 	double w[2];                  /* application MB/s */
 	double amp_term;              /* ln(amp_worse / amp_better): the part of a work-rate
 	                                 difference that is more device bytes per byte of work */
@@ -186,8 +240,6 @@ typedef struct br_diagnosis {
 /* Compare two profiles; labels name them in the sentences. 0 or a br_code. */
 int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *label_a,
 		const char *label_b, br_diagnosis *out, br_error *err);
-
-const char *br_diag_phase_name(enum br_diag_phase p);
 
 /* Repeated runs of one side (replays of one trace onto one stack, as
  * blkreel-replay --ab makes them): one profile of all of them whose

@@ -123,7 +123,8 @@ static void structure(diag_ctx *c)
 static int by_share(const void *x, const void *y)
 {
 	const br_diag_cause *a = x, *b = y;
-	return a->share < b->share ? 1 : a->share > b->share ? -1 : strcmp(a->cause, b->cause);
+	/* equal shares: by id, which is by name (blkreel/diagnosis.h) */
+	return a->share < b->share ? 1 : a->share > b->share ? -1 : (int)a->cause - (int)b->cause;
 }
 
 /* Shares of the gross difference; drop what is small or noise. */
@@ -151,17 +152,19 @@ static void rank(br_diagnosis *d)
  * it (blkreel/diagnosis.h, BR_DIAG_RERUN_RATIO). */
 static bool timed_only(const diag_ctx *c, const br_diag_cause *x, bool latency)
 {
-	if (!strcmp(x->cause, "service_time"))
+	switch (x->cause) {
+	case BR_CAUSE_SERVICE_TIME:
+	case BR_CAUSE_IDLE:
 		return true;
-	if (!strcmp(x->cause, "idle"))
-		return true;
-	if (!strcmp(x->cause, "flush"))
+	case BR_CAUSE_FLUSH:
 		return !c->st_flush;
-	if (!strcmp(x->cause, "scheduler"))
+	case BR_CAUSE_SCHEDULER:
 		return !c->sched;
-	if (!strcmp(x->cause, "merge"))
+	case BR_CAUSE_MERGE:
 		return latency && !c->st_merge; /* in S, merges are counted */
-	return false;
+	default:
+		return false;
+	}
 }
 
 /* How far the cause's factor moved, worse over better: in the throughput
@@ -172,7 +175,7 @@ static double shift_of(const diag_ctx *c, const br_diag_cause *x, bool latency)
 	if (!latency)
 		return exp(fabs(x->term));
 	for (int p = 0; p < BR_DP_COUNT; p++) {
-		if (strcmp(x->factor, br_diag_phase_name((enum br_diag_phase)p)))
+		if (x->factor != BR_FACTOR_PHASE(p))
 			continue;
 		double v[2];
 		for (int k = 0; k < 2; k++)
@@ -224,7 +227,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	diag_factors(b, &fb);
 	if (!a->n || !b->n) {
 		/* issue-only formats, or no completions captured: no D→C */
-		out->outcome = "none";
+		out->outcome = BR_OUTCOME_NONE;
 		dx_note(out, "%s has no data request both issued (D) and completed (C): the diagnosis needs "
 			  "both",
 		     !a->n ? label_a : label_b);
@@ -232,7 +235,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	}
 	bool work = fa.w > 0 && fb.w > 0;
 	bool a_better = work ? fa.w >= fb.w : fa.x >= fb.x;
-	out->outcome = work ? "work" : "throughput";
+	out->outcome = work ? BR_OUTCOME_WORK : BR_OUTCOME_THROUGHPUT;
 	out->better = a_better ? 0 : 1;
 	out->worse = a_better ? 1 : 0;
 	c.p[0] = a_better ? a : b;
@@ -309,7 +312,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			    c.lab[1], c.f[1].amp, c.f[0].amp, c.lab[0],
 			    dx_pct((double)w->q_bytes_kernel, (double)w->q_bytes),
 			    dx_pct((double)bb->q_bytes_kernel, (double)bb->q_bytes));
-			dx_add_term(&c, "amplification", "bytes_per_work", out->amp_term,
+			dx_add_term(&c, BR_CAUSE_AMPLIFICATION, BR_FACTOR_BYTES_PER_WORK, out->amp_term,
 				 c.st_amp || fabs(diag_welch(c.p[0], c.p[1], DIAG_M_AMP)) >= BR_DIAG_T_MIN, ev);
 		}
 		dx_flush_stage(&c);
@@ -349,7 +352,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			c.f[1] = a_faster ? fb : fa;
 			out->better = a_faster ? 0 : 1;
 			out->worse = a_faster ? 1 : 0;
-			out->outcome = "latency";
+			out->outcome = BR_OUTCOME_LATENCY;
 			out->significant = true;
 			out->ratio = c.f[1].q2c / c.f[0].q2c;
 			out->t_outcome = fabs(t);

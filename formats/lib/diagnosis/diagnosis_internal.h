@@ -1,6 +1,6 @@
 /* Private parts of the diagnosis: the per-trace profile accumulator that
  * br_analysis feeds (diagnosis_profile.c), and the comparison (diagnosis_identity.c, diagnosis_say.c,
- * diagnosis_terms.c, diagnosis_causes.c). */
+ * diagnosis_terms.c, diagnosis_causes.c; the ids' names, diagnosis_names.c). */
 #ifndef BLKREEL_DIAGNOSIS_INTERNAL_H
 #define BLKREEL_DIAGNOSIS_INTERNAL_H
 
@@ -91,7 +91,8 @@ void diag_ko(const br_diag_profile *worse, const br_diag_profile *better, diag_k
 /* ---- the comparison, taken apart (diagnosis_say.c, diagnosis_terms.c,
  * diagnosis_causes.c) ---- */
 typedef struct staged {
-	const char *cause, *factor;
+	enum br_diag_cause_id cause;
+	enum br_diag_factor factor;
 	double term;
 	bool sig;
 	char evidence[320];
@@ -119,10 +120,10 @@ void dx_say(char *buf, size_t size, const char *fmt, ...) __attribute__((format(
 void dx_note(br_diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A mechanism of the factor at hand, staged; dx_flush_stage commits the
  * factor's mechanisms (netted when they point different ways). */
-void dx_add_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
-		 const char *evidence);
-void dx_commit_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
-		    const char *evidence);
+void dx_add_term(diag_ctx *c, enum br_diag_cause_id cause, enum br_diag_factor factor, double term,
+		 bool sig, const char *evidence);
+void dx_commit_term(diag_ctx *c, enum br_diag_cause_id cause, enum br_diag_factor factor, double term,
+		    bool sig, const char *evidence);
 void dx_flush_stage(diag_ctx *c);
 char *dx_size_str(double bytes, char *buf, size_t n);
 char *dx_time_str(double ns, char *buf, size_t n);

@@ -37,14 +37,14 @@ void dx_note(br_diagnosis *d, const char *fmt, ...)
 }
 
 /* A term toward (term > 0) or against the difference; same ids merge. */
-void dx_commit_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
-		     const char *evidence)
+void dx_commit_term(diag_ctx *c, enum br_diag_cause_id cause, enum br_diag_factor factor, double term,
+		    bool sig, const char *evidence)
 {
 	br_diagnosis *d = c->out;
 	br_diag_cause *list = term >= 0 ? d->causes : d->against;
 	size_t *n = term >= 0 ? &d->ncauses : &d->nagainst;
 	for (size_t k = 0; k < *n; k++)
-		if (!strcmp(list[k].cause, cause)) {
+		if (list[k].cause == cause) {
 			br_diag_cause *x = &list[k];
 			if (fabs(term) > fabs(x->term)) {
 				x->factor = factor;
@@ -65,8 +65,8 @@ void dx_commit_term(diag_ctx *c, const char *cause, const char *factor, double t
 	snprintf(x->evidence, sizeof x->evidence, "%s", evidence);
 }
 
-void dx_add_term(diag_ctx *c, const char *cause, const char *factor, double term, bool sig,
-		     const char *evidence)
+void dx_add_term(diag_ctx *c, enum br_diag_cause_id cause, enum br_diag_factor factor, double term,
+		 bool sig, const char *evidence)
 {
 	if (c->nstage == sizeof c->stage / sizeof c->stage[0])
 		return;

@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 /* When the stacks differ in a way the events show (a scheduler on one
  * only; read-ahead windows far apart), in-flight and idle time follow from
@@ -75,15 +74,15 @@ void dx_idle_terms(diag_ctx *c, double term, bool sig)
 	    dx_pct((double)b->idle_gaps_chained, (double)b->idle_gaps), who);
 	if (c->sched || c->ra_window)
 		other_stack(c, ev, sizeof ev);
-	dx_add_term(c, c->sched ? "scheduler" : c->ra_window ? "readahead" : "idle", "U",
-		 term * dpart[2] / dsum, sig, ev);
+	dx_add_term(c, c->sched ? BR_CAUSE_SCHEDULER : c->ra_window ? BR_CAUSE_READAHEAD : BR_CAUSE_IDLE,
+		    BR_FACTOR_U, term * dpart[2] / dsum, sig, ev);
 	dx_say(ev, sizeof ev,
 	    "%s's device sat idle waiting on flushes (before one was queued, after one completed) for %.1f %% of the run against %.1f "
 	    "%% (%s): %lu vs %lu flushes, %.1f vs %.1f requests in flight when one was issued",
 	    c->lab[1], 100 * part[1][1], 100 * part[0][1], c->lab[0], (unsigned long)w->n_flush,
 	    (unsigned long)b->n_flush, w->n_flush ? w->depth_at_flush_sum / (double)w->n_flush : 0,
 	    b->n_flush ? b->depth_at_flush_sum / (double)b->n_flush : 0);
-	dx_add_term(c, "flush", "U", term * dpart[1] / dsum, sig || c->st_flush, ev);
+	dx_add_term(c, BR_CAUSE_FLUSH, BR_FACTOR_U, term * dpart[1] / dsum, sig || c->st_flush, ev);
 	dx_say(ev, sizeof ev,
 	    "requests sat queued but not dispatched while %s's device was idle for %.1f %% of the run "
 	    "against %.1f %% (%s): the block layer held them (plugging, scheduler)",
@@ -99,7 +98,8 @@ void dx_idle_terms(diag_ctx *c, double term, bool sig)
 		    "queued, not dispatched, while the device was idle for %.1f %% of the run against %.1f %%",
 		    (unsigned long)w->requeues, c->lab[1], 100 * rq[1], 100 * rq[0], c->lab[0],
 		    100 * part[1][0], 100 * part[0][0]);
-	dx_add_term(c, requeue ? "requeue" : "scheduler", "U", term * dpart[0] / dsum, sig, ev);
+	dx_add_term(c, requeue ? BR_CAUSE_REQUEUE : BR_CAUSE_SCHEDULER, BR_FACTOR_U, term * dpart[0] / dsum, sig,
+		    ev);
 	(void)idle_w;
 	(void)idle_b;
 }
@@ -119,8 +119,8 @@ void dx_concurrency_term(diag_ctx *c, double term, bool sig)
 	    (unsigned long)c->p[1]->n_flush, (unsigned long)c->p[0]->n_flush);
 	if (c->sched || c->ra_window)
 		other_stack(c, ev, sizeof ev);
-	dx_add_term(c, held || c->sched ? "scheduler" : c->ra_window ? "readahead" : "concurrency", "N_busy",
-		 term, sig, ev);
+	dx_add_term(c, held || c->sched ? BR_CAUSE_SCHEDULER : c->ra_window ? BR_CAUSE_READAHEAD : BR_CAUSE_CONCURRENCY,
+		    BR_FACTOR_N_BUSY, term, sig, ev);
 }
 
 /* ---- S: bytes per request ---- */
@@ -135,7 +135,7 @@ void dx_concurrency_term(diag_ctx *c, double term, bool sig)
  * amplification, and the rest is returned to the factor's mechanisms. */
 static double amplified_size_term(diag_ctx *c, double term)
 {
-	if (strcmp(c->out->outcome, "work") != 0 || !c->st_amp || !(c->f[1].amp > c->f[0].amp) || term <= 0)
+	if (c->out->outcome != BR_OUTCOME_WORK || !c->st_amp || !(c->f[1].amp > c->f[0].amp) || term <= 0)
 		return 0;
 	double beta[2][2], m[2][2]; /* [trace][0 application, 1 kernel thread] */
 	for (int k = 0; k < 2; k++) {
@@ -172,7 +172,7 @@ static double amplified_size_term(diag_ctx *c, double term)
 	    100 * beta[1][1], c->lab[1], 100 * beta[0][1], c->lab[0], dx_size_str(kern_s, a1, sizeof a1),
 	    dx_size_str(app_s, a2, sizeof a2), dx_size_str(c->f[1].s, a3, sizeof a3),
 	    dx_size_str(c->f[0].s, a4, sizeof a4));
-	dx_commit_term(c, "amplification", "S", part, true, ev);
+	dx_commit_term(c, BR_CAUSE_AMPLIFICATION, BR_FACTOR_S, part, true, ev);
 	return part;
 }
 
@@ -194,7 +194,7 @@ void dx_size_terms(diag_ctx *c, double term, bool sig)
 		dx_say(ev, sizeof ev, "%s per request in %s vs %s in %s (no Q events to say why)",
 		    dx_size_str(c->f[1].s, a1, sizeof a1), c->lab[1], dx_size_str(c->f[0].s, a2, sizeof a2),
 		    c->lab[0]);
-		dx_add_term(c, "io_size", "S", term, sig, ev);
+		dx_add_term(c, BR_CAUSE_IO_SIZE, BR_FACTOR_S, term, sig, ev);
 		return;
 	}
 	term -= amplified_size_term(c, term);
@@ -216,17 +216,19 @@ void dx_size_terms(diag_ctx *c, double term, bool sig)
 		    "%s queued %s per bio against %s (%s); %s vs %s per request at the device",
 		    c->lab[1], dx_size_str(app[1], a1, sizeof a1), dx_size_str(app[0], a2, sizeof a2),
 		    c->lab[0], dx_size_str(c->f[1].s, a3, sizeof a3), dx_size_str(c->f[0].s, a4, sizeof a4));
-	dx_add_term(c, by_ra ? "readahead" : "io_size", "S", k * (t_app + t_rest), sig || c->st_size, ev);
+	dx_add_term(c, by_ra ? BR_CAUSE_READAHEAD : BR_CAUSE_IO_SIZE, BR_FACTOR_S, k * (t_app + t_rest),
+		    sig || c->st_size, ev);
 	dx_say(ev, sizeof ev, "%.2f vs %.2f bios per data request (%s vs %s): %lu vs %lu merges of %lu vs %lu bios",
 	    merge[1], merge[0], c->lab[1], c->lab[0], (unsigned long)c->p[1]->merges,
 	    (unsigned long)c->p[0]->merges, (unsigned long)c->p[1]->q_bios,
 	    (unsigned long)c->p[0]->q_bios);
-	dx_add_term(c, "merge", "S", k * t_merge, sig || c->st_merge, ev);
+	dx_add_term(c, BR_CAUSE_MERGE, BR_FACTOR_S, k * t_merge, sig || c->st_merge, ev);
 	bool splits = c->p[0]->splits || c->p[1]->splits;
 	dx_say(ev, sizeof ev, "%lu vs %lu bios split (%s vs %s): %.2f vs %.2f requests per unmerged bio",
 	    (unsigned long)c->p[1]->splits, (unsigned long)c->p[0]->splits, c->lab[1], c->lab[0],
 	    split[1] > 0 ? 1 / split[1] : 0, split[0] > 0 ? 1 / split[0] : 0);
-	dx_add_term(c, splits ? "split" : "io_size", "S", k * t_split, sig || c->st_split, ev);
+	dx_add_term(c, splits ? BR_CAUSE_SPLIT : BR_CAUSE_IO_SIZE, BR_FACTOR_S, k * t_split, sig || c->st_split,
+		    ev);
 }
 
 /* ---- R: device time per request ---- */
@@ -250,7 +252,7 @@ void dx_service_terms(diag_ctx *c, double term, bool sig)
 	    dx_pct(b->d2c_flush, b->d2c_flush + b->d2c_data), c->lab[0], (unsigned long)w->n_flush,
 	    (unsigned long)b->n_flush, dx_time_str(w->n_flush ? w->d2c_flush / (double)w->n_flush : 0, a1, sizeof a1),
 	    dx_time_str(b->n_flush ? b->d2c_flush / (double)b->n_flush : 0, a2, sizeof a2));
-	dx_add_term(c, "flush", "R", k * t_flush, sig || c->st_flush, ev);
+	dx_add_term(c, BR_CAUSE_FLUSH, BR_FACTOR_R, k * t_flush, sig || c->st_flush, ev);
 	diag_ko_out ko = { .mix = c->out->ko_mix, .rate = c->out->ko_rate,
 			   .mix_seek = c->out->ko_mix_seek, .mix_size = c->out->ko_mix_size };
 	double delta = ko.mix + ko.rate, td = k * t_data;
@@ -273,7 +275,7 @@ void dx_service_terms(diag_ctx *c, double term, bool sig)
 		    c->lab[1], (double)w->n_flush / (double)(w->n ? w->n : 1),
 		    (double)b->n_flush / (double)(b->n ? b->n : 1), c->lab[0],
 		    dx_time_str(rd[1] - ko.mix / 2, a1, sizeof a1), dx_time_str(rd[0] + ko.mix / 2, a2, sizeof a2));
-		dx_add_term(c, "flush", "R", td * ko.rate / delta, sig || c->st_flush, ev);
+		dx_add_term(c, BR_CAUSE_FLUSH, BR_FACTOR_R, td * ko.rate / delta, sig || c->st_flush, ev);
 	} else if (ins[1] >= 0.5 && ins[0] < 0.05) {
 		dx_say(ev, sizeof ev,
 		    "%s's requests went through an IO scheduler (%.0f %% inserted, I2D avg %s) and %s's "
@@ -283,9 +285,9 @@ void dx_service_terms(diag_ctx *c, double term, bool sig)
 			     a3, sizeof a3),
 		    c->lab[0], dx_time_str(rd[1] - ko.mix / 2, a1, sizeof a1),
 		    dx_time_str(rd[0] + ko.mix / 2, a2, sizeof a2));
-		dx_add_term(c, "scheduler", "R", td * ko.rate / delta, sig, ev);
+		dx_add_term(c, BR_CAUSE_SCHEDULER, BR_FACTOR_R, td * ko.rate / delta, sig, ev);
 	} else {
-		dx_add_term(c, "service_time", "R", td * ko.rate / delta, sig, ev);
+		dx_add_term(c, BR_CAUSE_SERVICE_TIME, BR_FACTOR_R, td * ko.rate / delta, sig, ev);
 	}
 	double ms = fabs(ko.mix_seek), mz = fabs(ko.mix_size);
 	double far[2];
@@ -307,7 +309,7 @@ void dx_service_terms(diag_ctx *c, double term, bool sig)
 	    "%.0f %% of %s's requests started more than 1 MiB from the previous one against %.0f %% "
 	    "(%s): the mix of seek distances adds %s to its mean D2C",
 	    far[1], c->lab[1], far[0], c->lab[0], dx_time_str(ko.mix_seek, a1, sizeof a1));
-	dx_add_term(c, "seek", "R", mix_term * ms / (ms + mz), sig, ev);
+	dx_add_term(c, BR_CAUSE_SEEK, BR_FACTOR_R, mix_term * ms / (ms + mz), sig, ev);
 	dx_say(ev, sizeof ev,
 	    "a different mix of sizes and directions (%s vs %s per request, %.0f %% vs %.0f %% "
 	    "writes by bytes) adds %s to %s's mean D2C",
@@ -315,19 +317,14 @@ void dx_service_terms(diag_ctx *c, double term, bool sig)
 	    dx_pct((double)w->write_bytes, (double)(w->read_bytes + w->write_bytes)),
 	    dx_pct((double)b->write_bytes, (double)(b->read_bytes + b->write_bytes)),
 	    dx_time_str(ko.mix_size, a3, sizeof a3), c->lab[1]);
-	dx_add_term(c, "io_size", "R", mix_term * mz / (ms + mz), sig, ev);
+	dx_add_term(c, BR_CAUSE_IO_SIZE, BR_FACTOR_R, mix_term * mz / (ms + mz), sig, ev);
 }
 
 /* ---- latency: the change in mean Q2C by phase ---- */
-static const char *const phase_names[BR_DP_COUNT] = { "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C" };
-static const char *const phase_causes[BR_DP_COUNT] = {
-	"scheduler", "scheduler", "merge", "scheduler", "merge", "service_time",
+static const enum br_diag_cause_id phase_causes[BR_DP_COUNT] = {
+	[BR_DP_Q2G] = BR_CAUSE_SCHEDULER, [BR_DP_G2I] = BR_CAUSE_SCHEDULER, [BR_DP_Q2M] = BR_CAUSE_MERGE,
+	[BR_DP_I2D] = BR_CAUSE_SCHEDULER, [BR_DP_M2D] = BR_CAUSE_MERGE,     [BR_DP_D2C] = BR_CAUSE_SERVICE_TIME,
 };
-
-const char *br_diag_phase_name(enum br_diag_phase p)
-{
-	return (unsigned)p < BR_DP_COUNT ? phase_names[p] : "?";
-}
 
 void dx_latency_split(diag_ctx *c)
 {
@@ -352,10 +349,11 @@ void dx_latency_terms(diag_ctx *c, bool sig)
 		double v[2];
 		for (int k = 0; k < 2; k++)
 			v[k] = c->p[k]->phase_n[p] ? c->p[k]->phase_sum[p] / (double)c->p[k]->phase_n[p] : 0;
-		dx_say(ev, sizeof ev, "%s adds %s to %s's mean Q2C (%s avg %s vs %s)", phase_names[p],
-		    dx_time_str(c->out->phase_delta[p], a1, sizeof a1), c->lab[1], phase_names[p],
+		const char *name = br_diag_phase_name((enum br_diag_phase)p);
+		dx_say(ev, sizeof ev, "%s adds %s to %s's mean Q2C (%s avg %s vs %s)", name,
+		    dx_time_str(c->out->phase_delta[p], a1, sizeof a1), c->lab[1], name,
 		    dx_time_str(v[1], a2, sizeof a2), dx_time_str(v[0], a3, sizeof a3));
-		dx_add_term(c, phase_causes[p], phase_names[p], c->out->phase_delta[p], sig, ev);
+		dx_add_term(c, phase_causes[p], BR_FACTOR_PHASE(p), c->out->phase_delta[p], sig, ev);
 		dx_flush_stage(c);
 	}
 }

@@ -6,10 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The diagnosis' names: the identity's factors, and the cause that more
+ * device bytes per byte of work is. */
 const char *br_sweep_term_name(int term)
 {
-	static const char *const names[BR_SWEEP_TERMS] = { "U", "N_busy", "S", "R", "amplification" };
-	return term >= 0 && term < BR_SWEEP_TERMS ? names[term] : "-";
+	switch (term) {
+	case BR_SWEEP_T_U: return br_diag_factor_name(BR_FACTOR_U);
+	case BR_SWEEP_T_N: return br_diag_factor_name(BR_FACTOR_N_BUSY);
+	case BR_SWEEP_T_S: return br_diag_factor_name(BR_FACTOR_S);
+	case BR_SWEEP_T_R: return br_diag_factor_name(BR_FACTOR_R);
+	case BR_SWEEP_T_AMP: return br_diag_cause_name(BR_CAUSE_AMPLIFICATION);
+	default: return "-";
+	}
 }
 
 double br_sweep_outcome(const br_sweep_stack *st, size_t k)

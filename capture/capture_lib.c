@@ -1,5 +1,5 @@
 /* capture_lib.c — one capture run on a thread of ours for another tool
- * (capture_lib.h): the same session as the tool's (capture_session.c),
+ * (capture_lib.h): the same capture core as the tool's (capture_core.c),
  * quiet, stopped by the caller instead of a command's end. */
 #include "capture_lib.h"
 
@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_session.h"
+#include "capture_core.h"
 #include "devices.h"
 #include "signals.h"
 #include "tool/clock.h"
 
 struct cap_lib {
 	capture_cli cli;
-	cap_session s;
+	cap_capture s;
 	atomic_bool stop;
 	pthread_t thread;
 	int loop_rc;
@@ -43,7 +43,7 @@ static void *loop_main(void *arg)
 {
 	cap_lib *c = arg;
 	br_error_clear(&c->loop_err);
-	c->loop_rc = cap_session_loop(&c->s, &c->loop_err);
+	c->loop_rc = cap_capture_loop(&c->s, &c->loop_err);
 	c->loop_end = tool_now_ns();
 	return NULL;
 }
@@ -63,14 +63,14 @@ int cap_lib_start(cap_lib **out, const char *device, const char *path, const cha
 	c->s.cli = &c->cli;
 	c->s.lock_fd = -1;
 	c->s.stop = &c->stop;
-	int rc = cap_session_setup(&c->s, err);
+	int rc = cap_capture_setup(&c->s, err);
 	if (rc) {
 		free(c->s.drops);
 		free(c);
 		return rc;
 	}
 	/* it said why on stderr, as the tool does */
-	if (cap_session_open(&c->s)) {
+	if (cap_capture_open(&c->s)) {
 		free(c->s.drops);
 		free(c);
 		return br_error_set(err, BR_ESYS, 0, device, -1, "the capture did not start (see above)");
@@ -79,7 +79,7 @@ int cap_lib_start(cap_lib **out, const char *device, const char *path, const cha
 	int e = pthread_create(&c->thread, NULL, loop_main, c);
 	if (e) {
 		uint64_t drops;
-		cap_session_close(&c->s, 0, tool_now_ns(), &drops);
+		cap_capture_close(&c->s, 0, tool_now_ns(), &drops);
 		cap_sink_free(c->s.sink);
 		free(c->s.drops);
 		free(c);
@@ -99,7 +99,7 @@ int cap_lib_stop(cap_lib *c, cap_lib_counts *counts, br_error *err)
 	c->s.cpu_tracing = cap_own_cpu();
 	const char *be = c->s.be->name;
 	uint64_t lost = 0;
-	bool ok = cap_session_close(&c->s, secs, c->loop_end, &lost);
+	bool ok = cap_capture_close(&c->s, secs, c->loop_end, &lost);
 	if (counts) {
 		*counts = (cap_lib_counts){ .events = c->s.out.final_events, .lost = lost, .secs = secs };
 		snprintf(counts->backend, sizeof counts->backend, "%s", be);

@@ -1,7 +1,7 @@
 /* capture_run.c — one capture: check, choose a backend, trace while the
  * command runs (or for -w, or until a signal), then stop, drain, write the
- * drops record, and put the kernel back, on every path (the session's parts
- * are in capture_session.c). */
+ * drops record, and put the kernel back, on every path (the parts it shares
+ * with the library are in capture_core.c). */
 #include "capture_run.h"
 
 #include <signal.h>
@@ -11,7 +11,7 @@
 
 #include "cleanup.h"
 #include "list_backends.h"
-#include "capture_session.h"
+#include "capture_core.h"
 #include "command.h"
 #include "devices.h"
 #include "signals.h"
@@ -20,7 +20,7 @@
 
 #define PROG "blkreel-capture"
 
-static bool run_session(cap_session *s)
+static bool trace_until_stopped(cap_capture *s)
 {
 	br_error err;
 	br_error_clear(&err);
@@ -31,7 +31,7 @@ static bool run_session(cap_session *s)
 		tool_say_error(PROG, NULL, &err);
 		return false;
 	}
-	if (cap_session_loop(s, &err)) {
+	if (cap_capture_loop(s, &err)) {
 		tool_say_error(PROG, "capture stopped", &err);
 		return false;
 	}
@@ -40,13 +40,13 @@ static bool run_session(cap_session *s)
 
 /* The command outlived the capture (a signal, -w, an error): it gets the
  * same signal, or SIGTERM, at once; stop_command_wait collects it. */
-static void stop_command(cap_session *s, int sig)
+static void stop_command(cap_capture *s, int sig)
 {
 	if (s->child > 0 && !s->child_done)
 		kill(s->child, sig ? sig : SIGTERM);
 }
 
-static void stop_command_wait(cap_session *s)
+static void stop_command_wait(cap_capture *s)
 {
 	if (s->child <= 0 || s->child_done)
 		return;
@@ -61,7 +61,7 @@ int capture_run(const capture_cli *cli)
 	if (cli->cleanup)
 		return capture_cleanup();
 
-	cap_session s;
+	cap_capture s;
 	memset(&s, 0, sizeof s);
 	s.cli = cli;
 	s.lock_fd = -1;
@@ -69,7 +69,7 @@ int capture_run(const capture_cli *cli)
 	br_error_clear(&err);
 	if (cli->list_backends && cli->ndevices == 0)
 		return capture_list_backends(&s.cfg);
-	if (cap_check_privileges(&err) || cap_session_setup(&s, &err)) {
+	if (cap_check_privileges(&err) || cap_capture_setup(&s, &err)) {
 		tool_say_error(PROG, NULL, &err);
 		free(s.drops);
 		return 1;
@@ -80,23 +80,23 @@ int capture_run(const capture_cli *cli)
 		free(s.drops);
 		return rc;
 	}
-	if (cap_session_open(&s)) {
+	if (cap_capture_open(&s)) {
 		free(s.drops);
 		return 1;
 	}
-	bool ok = run_session(&s);
+	bool ok = trace_until_stopped(&s);
 	uint64_t loop_end = tool_now_ns();
 	double secs = (double)(loop_end - s.t0) / 1e9;
 	s.cpu_tracing = cap_own_cpu();
 	int sig = cap_signal_pending();
 	stop_command(&s, sig);
 	uint64_t total_drops = 0;
-	ok = cap_session_close(&s, secs, loop_end, &total_drops) && ok;
+	ok = cap_capture_close(&s, secs, loop_end, &total_drops) && ok;
 	stop_command_wait(&s);
 	cap_sink_free(s.sink);
 	free(s.drops);
 
-	/* A capture the user ends (Ctrl-C, SIGTERM, a lost session's SIGHUP) is a
+	/* A capture the user ends (Ctrl-C, SIGTERM, the terminal's hang-up SIGHUP) is a
 	 * capture that worked, as with blktrace and perf record: the signal is
 	 * not a failure of ours. With a command, its status is the answer. */
 	int result = 0;

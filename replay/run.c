@@ -66,7 +66,7 @@ static void draw_progress(run_ctx *c)
 
 static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	for (;;) {
 		while (f->ipend < f->npend) {
 			if (item_ring_push(&s->ring, &f->pend[f->ipend])) {
@@ -100,7 +100,7 @@ static int feed(run_ctx *c, feeder *f, bool fill_only, br_error *err)
 
 static int replay(run_ctx *c, br_error *err)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	feeder f = { 0 };
 	int rc = br_reader_open(&f.r, c->inputs, c->o->ninputs, NULL, err);
 	if (rc)
@@ -122,7 +122,7 @@ static int replay(run_ctx *c, br_error *err)
 			rc = tracelog_open(&s->tl, c->o->output, c->scan.first_t - s->t_start, err);
 	}
 	if (!rc) {
-		int e = pthread_create(&timing, NULL, session_timing_main, s);
+		int e = pthread_create(&timing, NULL, replay_timing_main, s);
 		if (e)
 			rc = br_error_set(err, BR_ESYS, e, NULL, -1, "starting the timing thread");
 		started = !e;
@@ -163,7 +163,7 @@ static int replay(run_ctx *c, br_error *err)
 
 static void finish_report(run_ctx *c, int *status)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	replay_result r = {
 		.o = c->o, .engine = s->eng->name, .engine_desc = s->eng->describe,
 		.plan = &c->scan, .st = &s->stats, .targets = c->targets, .ntargets = c->ntargets,
@@ -203,7 +203,7 @@ static void finish_report(run_ctx *c, int *status)
 
 static void release(run_ctx *c)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	if (c->engine_up) {
 		s->eng->finish(s->eng_state);
 		c->engine_up = false;
@@ -262,7 +262,7 @@ static int prepare(run_ctx *c, br_error *err)
 	if (c->scan.ndevices > 1 && o->nmaps == 1 && o->maps[0].any)
 		tool_say(PROG, "warning: the trace has %zu devices; -d replays all of them onto %s "
 			 "(--map keeps them apart)", c->scan.ndevices, o->maps[0].path);
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	c->depth = depth_choose(o->max_inflight, o->no_stall, c->scan.trace_inflight_max,
 				c->scan.completed, c->targets, c->ntargets,
 				(unsigned)sysconf(_SC_NPROCESSORS_ONLN));

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "depth.h"
 #include "plan.h"
-#include "session.h"
+#include "replay_state.h"
 
 typedef struct run_ctx {
 	const replay_opts *o;
@@ -22,7 +22,7 @@ typedef struct run_ctx {
 	plan_cfg cfg;
 	plan_totals scan;
 	depth_plan depth;
-	session s;
+	replay_state s;
 	void *bufmem;
 	bool ring_up, stats_up, engine_up;
 	tool_progress progress;

@@ -52,7 +52,7 @@ int setup_check_content(run_ctx *c, br_error *err)
 
 int setup_buffers(run_ctx *c, br_error *err)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
 	if (!len)
 		len = 4096;
@@ -85,12 +85,12 @@ int setup_buffers(run_ctx *c, br_error *err)
 
 int setup_engine(run_ctx *c, struct iovec *iov, br_error *err)
 {
-	session *s = &c->s;
+	replay_state *s = &c->s;
 	size_t len = (c->scan.max_len + 4095) / 4096 * 4096;
 	for (unsigned i = 0; i < s->depth; i++)
 		iov[i] = (struct iovec){ s->ios[i].buf, len ? len : 4096 };
 	engine_cfg cfg = { .depth = s->depth, .bufs = iov, .threads = c->o->threads,
-			   .complete = session_complete, .ctx = s };
+			   .complete = replay_complete, .ctx = s };
 	for (size_t i = 0; engine_list[i]; i++) {
 		const engine_ops *e = engine_list[i];
 		if (c->o->engine && strcmp(c->o->engine, e->name))

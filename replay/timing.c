@@ -5,7 +5,7 @@
  * the engine together in one submit. Completions arrive on other threads,
  * so a slow completion never holds back a submission (only the --max-inflight
  * cap does, by design). */
-#include "session.h"
+#include "replay_state.h"
 
 #include <sched.h>
 #include <string.h>
@@ -23,13 +23,13 @@ static void nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
-static uint64_t target_of(const session *s, const replay_item *it, uint64_t shift)
+static uint64_t target_of(const replay_state *s, const replay_item *it, uint64_t shift)
 {
 	uint64_t rel = it->t_trace > s->trace_t0 ? it->t_trace - s->trace_t0 : 0;
 	return s->t_start + (uint64_t)((double)rel / s->speed) + shift;
 }
 
-static unsigned take_slot(session *s)
+static unsigned take_slot(replay_state *s)
 {
 	pthread_mutex_lock(&s->stats.lock);
 	unsigned slot = s->free_slots[--s->nfree];
@@ -42,7 +42,7 @@ typedef struct batch {
 	unsigned n;
 } batch;
 
-static int commit(session *s, batch *b)
+static int commit(replay_state *s, batch *b)
 {
 	if (!b->n)
 		return 0;
@@ -62,7 +62,7 @@ static int commit(session *s, batch *b)
 /* While waiting for completions: take those already there when the engine
  * lets us (no wait for its thread to wake up), else give the CPU away now
  * and then. */
-static void await_completions(session *s, unsigned *spins)
+static void await_completions(replay_state *s, unsigned *spins)
 {
 	if (s->eng->poll && s->eng->poll(s->eng_state))
 		return;
@@ -71,7 +71,7 @@ static void await_completions(session *s, unsigned *spins)
 }
 
 /* Wait until fewer than depth IOs are in flight. */
-static void wait_slot(session *s)
+static void wait_slot(replay_state *s)
 {
 	unsigned spins = 0;
 	while (atomic_load(&s->inflight) >= s->depth)
@@ -80,7 +80,7 @@ static void wait_slot(session *s)
 
 /* --closed: wait for the completions the original had seen. Returns false
  * when nothing is in flight that could bring them (counted, not waited). */
-static bool wait_deps(session *s, uint64_t deps)
+static bool wait_deps(replay_state *s, uint64_t deps)
 {
 	unsigned spins = 0;
 	while (atomic_load(&s->completed) < deps) {
@@ -92,7 +92,7 @@ static bool wait_deps(session *s, uint64_t deps)
 }
 
 /* A slot for it, with a write's pattern stamped in. */
-static replay_io *prepare(session *s, const replay_item *it)
+static replay_io *prepare(replay_state *s, const replay_item *it)
 {
 	unsigned slot = take_slot(s);
 	replay_io *io = &s->ios[slot];
@@ -125,7 +125,7 @@ typedef struct prepared {
 /* Prepare what comes next until shortly before due (the spin), never
  * holding so many slots that those in flight and those prepared reach
  * depth. */
-static void prepare_ahead(session *s, prepared *p, uint64_t due)
+static void prepare_ahead(replay_state *s, prepared *p, uint64_t due)
 {
 	while (p->n < PREP_MAX && atomic_load(&s->inflight) + p->n + 1 < s->depth &&
 	       tool_now_ns() + s->spin_ns < due) {
@@ -137,7 +137,7 @@ static void prepare_ahead(session *s, prepared *p, uint64_t due)
 }
 
 /* The IO for it, the item at ring position 0: prepared before, or now. */
-static replay_io *take_prepared(session *s, prepared *p, const replay_item *it)
+static replay_io *take_prepared(replay_state *s, prepared *p, const replay_item *it)
 {
 	if (!p->n)
 		return prepare(s, it);
@@ -147,7 +147,7 @@ static replay_io *take_prepared(session *s, prepared *p, const replay_item *it)
 	return io;
 }
 
-static int issue_one(session *s, replay_io *io, uint64_t due, batch *b)
+static int issue_one(replay_state *s, replay_io *io, uint64_t due, batch *b)
 {
 	const replay_item *it = &io->it;
 	const struct target *tg = &s->targets[it->target];
@@ -168,7 +168,7 @@ static int issue_one(session *s, replay_io *io, uint64_t due, batch *b)
 	return s->eng->queue(s->eng_state, io, &s->err);
 }
 
-static int run_schedule(session *s)
+static int run_schedule(replay_state *s)
 {
 	batch b = { .n = 0 };
 	prepared p = { .n = 0 };
@@ -228,9 +228,9 @@ static int run_schedule(session *s)
 	return commit(s, &b);
 }
 
-void *session_timing_main(void *arg)
+void *replay_timing_main(void *arg)
 {
-	session *s = arg;
+	replay_state *s = arg;
 	clock_min_slack();
 	s->rc = run_schedule(s);
 	if (s->rc)
@@ -241,9 +241,9 @@ void *session_timing_main(void *arg)
 	return NULL;
 }
 
-void session_complete(void *ctx, replay_io *io, int res, uint64_t t_done)
+void replay_complete(void *ctx, replay_io *io, int res, uint64_t t_done)
 {
-	session *s = ctx;
+	replay_state *s = ctx;
 	const struct target *tg = &s->targets[io->it.target];
 	bool stamps = s->eng->flags & ENGINE_STAMPS_ISSUE;
 	if (stamps)

@@ -8,7 +8,24 @@
  * Hooks are called in this order: probe (any time), start, then any number
  * of fds/read, then stop, read until it returns 0 (drain), drops, close.
  * close is always called after a start that returned 0 and must undo every
- * kernel change start made (it is also what runs on signals and errors). */
+ * kernel change start made (it is also what runs on signals and errors).
+ *
+ * capture/backends/ owns the kernel tracing interfaces: this contract, the
+ * list in the order tried (backends.c), one file per backend (relay, bpf
+ * with backend_bpf_btf.c and backend_bpf_devs.c, perf, tracefs), the BPF
+ * programs (bpf/, built into the skeleton backend_bpf.c includes) and the
+ * decoders of what the kernel hands back (bpf_decode.c, ftrace_page.c,
+ * tp_format.c, rwbs.c). A backend may call: the sink it was given and the
+ * process-name lookups (spool/sink.h, spool/names.h; the bpf backend hands
+ * its ring records to the sink raw, in spool/raw_spool.h's frames); the
+ * kernel-state journal and the tracefs helpers (kstate/), writing down each
+ * kernel change before making it; the device helpers (devices.h,
+ * dev_completions.h, tool/sysfs.h) and tool/clock.h; hooks.h, whose hooks
+ * exist only in the hooks build. It opens no output file and writes no
+ * record itself: that is spool/'s. It is called by capture_core.c (probe,
+ * start, read, stop, drops, close), cleanup.c (salvage, after a kill -9)
+ * and list_backends.c (probe); spool/raw_convert.c reuses bpf_decode.c
+ * after tracing. */
 #ifndef BLKREEL_CAPTURE_BACKEND_H
 #define BLKREEL_CAPTURE_BACKEND_H
 

@@ -2,7 +2,23 @@
  * kernel did not), looks up the process name of each new pid, numbers them
  * (sequence per CPU and device, from 1, as blkparse expects), merges the
  * per-CPU streams by time and writes them with a process-name record before
- * each pid's first event. */
+ * each pid's first event.
+ *
+ * capture/spool/ owns everything between a backend and the finished files,
+ * and this is its entry point: the sink (sink.c), the per-CPU reorder
+ * buffer (merge.c), process names (names.c), the spool file written while
+ * tracing (spool_writer.c; the bpf backend's raw frames, raw_spool.h), its
+ * conversion and compression once tracing is off (raw_convert.c, spool.c),
+ * the finished files renamed into place only when whole (spool_finish.c)
+ * and the output paths (outputs.c). It may call the library's writers
+ * (blkreel/writer.h), the tool layer's clock and write-all (tool/), the
+ * capture's options and config (capture_cli.h, capture_config.h), the bpf
+ * record's format and decoder (backends/bpf/capture_record.h,
+ * backends/bpf_decode.h, for raw_convert.c only) and hooks.h (hooks build
+ * only); never a backend's ops or kstate/: it changes no kernel state. It
+ * is called by the backends (push, names, raw frames), capture_core.c
+ * (outputs, sink, drains, the end) and cleanup.c (a killed capture's spool
+ * into its files). */
 #ifndef BLKREEL_CAPTURE_SINK_H
 #define BLKREEL_CAPTURE_SINK_H
 

@@ -2,7 +2,7 @@
 # capture_progs.sh — what each of the bpf backend's programs costs per run: kernel.bpf_stats_enabled
 # (run_time_ns / run_cnt, which include the stats' own ~20 ns) over one fio run per variant (fio 4 KiB
 # random reads, QD32, libaio, O_DIRECT, on a loop device over a file in /dev/shm, as capture.sh).
-# Variants alternate within each round, so two builds can be compared in the same session:
+# Variants alternate within each round, so two builds can be compared under the same machine load:
 #   tests/bench/capture_progs.sh                       (root; ROUNDS=3 SECONDS_PER_RUN=4)
 #   VARIANTS="full ic floor" tests/bench/capture_progs.sh
 #   BASELINE_CAP=/path/to/old/blkreel-capture VARIANTS="full base:full" tests/bench/capture_progs.sh

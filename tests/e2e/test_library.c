@@ -78,6 +78,10 @@ Test(library, shared_library_has_soname_and_exports_only_the_public_api)
 	char *out = NULL;
 	cr_assert_eq(tu_runf(&out, NULL, NULL, "readelf -d '%s'", staged("lib/libblkreel.so.0.1.0")), 0);
 	cr_expect(strstr(out, "Library soname: [libblkreel.so.0]"), "%s", out);
+	/* it reads and writes traces: no drawing library, no io_uring */
+	cr_expect(strstr(out, "[libz.so") && !strstr(out, "[libcairo") && !strstr(out, "[libpng") &&
+			  !strstr(out, "[libfreetype") && !strstr(out, "[liburing"),
+		  "%s", out);
 	free(out);
 	cr_assert_eq(tu_runf(&out, NULL, NULL, "nm -D --defined-only '%s'", staged("lib/libblkreel.so.0.1.0")), 0);
 	/* internal helpers stay hidden even when they are named br_* */

@@ -1,9 +1,9 @@
-/* capture_session.h — the parts of one capture that the tool (capture_run.c)
+/* capture_core.h — the parts of one capture that the tool (capture_run.c)
  * and the library other tools link (capture_lib.c) share: set up from a
  * capture_cli, open (outputs, backend, sink), the tracing loop, close (drain,
  * drops record, kernel put back, files finished). */
-#ifndef BLKREEL_CAPTURE_SESSION_H
-#define BLKREEL_CAPTURE_SESSION_H
+#ifndef BLKREEL_CAPTURE_CORE_H
+#define BLKREEL_CAPTURE_CORE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -18,7 +18,7 @@
 #include "spool/outputs.h"
 #include "spool/sink.h"
 
-typedef struct cap_session {
+typedef struct cap_capture {
 	const capture_cli *cli;
 	cap_config cfg;
 	const cap_backend_ops *be;
@@ -41,21 +41,21 @@ typedef struct cap_session {
 	double cpu_tracing, cpu_after; /* our own CPU (user + system, all threads), s */
 	double wall_after;      /* from the loop's end to the finished file, s */
 	atomic_bool *stop;      /* set by another thread to end the loop (the library); NULL in the tool */
-} cap_session;
+} cap_capture;
 
 double cap_own_cpu(void);
 
 /* Resolve the devices into s->cfg (s->cli set). 0 or a br_code. */
-int cap_session_setup(cap_session *s, br_error *err);
+int cap_capture_setup(cap_capture *s, br_error *err);
 /* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
  * the reason said and nothing left behind. */
-int cap_session_open(cap_session *s);
+int cap_capture_open(cap_capture *s);
 /* Trace until a stop signal, *s->stop, the command's end or -w. 0, or a
  * negative br_code (read or write failure: stop and keep the file). */
-int cap_session_loop(cap_session *s, br_error *err);
+int cap_capture_loop(cap_capture *s, br_error *err);
 /* After tracing, whatever happened: drain, write the drops record, put the
  * kernel back, finish the files, say what was captured (unless quiet).
  * false on any failure; *total_drops gets the events lost. */
-bool cap_session_close(cap_session *s, double secs, uint64_t loop_end, uint64_t *total_drops);
+bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t *total_drops);
 
 #endif

@@ -1,7 +1,7 @@
-/* capture_session.c — one capture's session (capture_session.h): backend
+/* capture_core.c — the core of one capture (capture_core.h): backend
  * chosen and started, the tracing loop, and on every path the kernel put
  * back and the files finished. */
-#include "capture_session.h"
+#include "capture_core.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -38,7 +38,7 @@ double cap_own_cpu(void)
 
 /* Start one backend, with the tracer lock when it uses machine-wide state.
  * On failure nothing of it is left (lock released, kernel restored). */
-static int try_backend(cap_session *s, const cap_backend_ops *be, br_error *err)
+static int try_backend(cap_capture *s, const cap_backend_ops *be, br_error *err)
 {
 	int rc = be->probe(err);
 	if (rc)
@@ -73,7 +73,7 @@ static int try_backend(cap_session *s, const cap_backend_ops *be, br_error *err)
 	return 0;
 }
 
-static int choose_backend(cap_session *s, br_error *err)
+static int choose_backend(cap_capture *s, br_error *err)
 {
 	const capture_cli *cli = s->cli;
 	if (cli->backend) {
@@ -113,14 +113,14 @@ static int choose_backend(cap_session *s, br_error *err)
 }
 
 /* Records the backend got but could not use (bpf_bad): lost like drops. */
-static uint64_t bad_records(const cap_session *s)
+static uint64_t bad_records(const cap_capture *s)
 {
 	return s->be && s->be->bad_records ? s->be->bad_records(s->st) : 0;
 }
 
 /* "cpu0=N cpu1=M", then " bad=K" for a backend that counts bad records;
  * *total: every event lost, bad records included. */
-static void drops_text(const cap_session *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
+static void drops_text(const cap_capture *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
 {
 	size_t n = 0;
 	*total = 0;
@@ -141,7 +141,7 @@ static void drops_text(const cap_session *s, uint64_t bad, char *buf, size_t siz
  * Misses are not counted as lost: a skipped run may as well have been for a
  * device we do not trace (another disk's completion in the interrupt that
  * nested); unrecorded completions are (see drops_text's total). */
-static void kernel_counts_text(const cap_session *s, char *buf, size_t size)
+static void kernel_counts_text(const cap_capture *s, char *buf, size_t size)
 {
 	buf[0] = 0;
 	int n = 0;
@@ -151,7 +151,7 @@ static void kernel_counts_text(const cap_session *s, char *buf, size_t size)
 		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
 }
 
-static void status_line(cap_session *s, tool_progress *p, bool force)
+static void status_line(cap_capture *s, tool_progress *p, bool force)
 {
 	if (p->fd < 0)
 		return;
@@ -170,7 +170,7 @@ static void status_line(cap_session *s, tool_progress *p, bool force)
 
 /* The capture loop. Returns 0 when it ended normally (command, -w, signal)
  * or a negative br_code (read or write failure: stop and keep the file). */
-int cap_session_loop(cap_session *s, br_error *err)
+int cap_capture_loop(cap_capture *s, br_error *err)
 {
 	const capture_cli *cli = s->cli;
 	tool_progress prog;
@@ -201,7 +201,7 @@ int cap_session_loop(cap_session *s, br_error *err)
 }
 
 /* Stop the kernel producing and read what it still holds. */
-static int drain(cap_session *s, br_error *err)
+static int drain(cap_capture *s, br_error *err)
 {
 	int rc = s->be->stop(s->st, err);
 	for (int idle = 0; rc == 0 && idle < 3;) {
@@ -222,7 +222,7 @@ static int drain(cap_session *s, br_error *err)
 
 /* Put the kernel back and release the lock; runs on every path once a
  * backend started. Returns the first error. */
-static int release_backend(cap_session *s)
+static int release_backend(cap_capture *s)
 {
 	if (!s->started)
 		return 0;
@@ -244,7 +244,7 @@ static int release_backend(cap_session *s)
 	return first;
 }
 
-int cap_session_setup(cap_session *s, br_error *err)
+int cap_capture_setup(cap_capture *s, br_error *err)
 {
 	const capture_cli *cli = s->cli;
 	cap_config *c = &s->cfg;
@@ -276,7 +276,7 @@ int cap_session_setup(cap_session *s, br_error *err)
  * the kernel does not run BPF programs or perf sampling events for the
  * block completions it runs in softirq on top of some tasks (measured
  * 2026-12-02; capture/README.md), while ftrace's ring buffer records them. */
-static void unrecorded_warning(const cap_session *s)
+static void unrecorded_warning(const cap_capture *s)
 {
 	const char *be = s->be->name;
 	bool ftrace = strcmp(be, "tracefs") == 0;
@@ -291,7 +291,7 @@ static void unrecorded_warning(const cap_session *s)
 			      "sampling event); the tracefs backend (ftrace's ring buffer) would have seen them");
 }
 
-static void summary(cap_session *s, double secs)
+static void summary(cap_capture *s, double secs)
 {
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
@@ -328,7 +328,7 @@ static void summary(cap_session *s, double secs)
 
 /* Everything up to tracing: checks, outputs, backend, sink. 0, or 1 with
  * the reason said and nothing left behind. */
-int cap_session_open(cap_session *s)
+int cap_capture_open(cap_capture *s)
 {
 	const capture_cli *cli = s->cli;
 	br_error err;
@@ -409,7 +409,7 @@ int cap_session_open(cap_session *s)
 /* After tracing, whatever happened: drain, write the drops record, put the
  * kernel back, finish the files, say what was captured. false on any
  * failure; *total_drops gets the events lost. */
-bool cap_session_close(cap_session *s, double secs, uint64_t loop_end, uint64_t *total_drops)
+bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t *total_drops)
 {
 	const capture_cli *cli = s->cli;
 	br_error err;

@@ -1,7 +1,7 @@
-/* session.h — one replay in progress: what the planner, the timing thread
+/* replay_state.h — one replay in progress: what the planner, the timing thread
  * and the completion path share. */
-#ifndef REPLAY_SESSION_H
-#define REPLAY_SESSION_H
+#ifndef REPLAY_STATE_H
+#define REPLAY_STATE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include "target.h"
 #include "tracelog.h"
 
-typedef struct session {
+typedef struct replay_state {
 	/* set up before the timing thread starts */
 	const engine_ops *eng;
 	void *eng_state;
@@ -43,13 +43,13 @@ typedef struct session {
 	/* the timing thread's result */
 	int rc;
 	br_error err;
-} session;
+} replay_state;
 
 /* The timing thread: pops planned items, waits for each one's moment on the
  * absolute schedule, issues it, and at the end waits for every completion. */
-void *session_timing_main(void *arg);
+void *replay_timing_main(void *arg);
 
-/* The engines' completion callback (ctx = session). */
-void session_complete(void *ctx, replay_io *io, int res, uint64_t t_done);
+/* The engines' completion callback (ctx = the replay_state). */
+void replay_complete(void *ctx, replay_io *io, int res, uint64_t t_done);
 
 #endif

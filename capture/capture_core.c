@@ -135,6 +135,14 @@ static void drops_text(const cap_capture *s, uint64_t bad, char *buf, size_t siz
 	*total += bad;
 }
 
+/* Events lost: records dropped or bad, and completions no record shows.
+ * A dropped or bad record may have been one of those completions, so only
+ * the completions beyond them add to the count. */
+static uint64_t events_lost(uint64_t dropped, uint64_t unrecorded)
+{
+	return unrecorded > dropped ? unrecorded : dropped;
+}
+
 /* " missed=N" when the kernel skipped runs of our programs, " unrecorded=M"
  * when the devices completed requests no record shows, else "". Only then,
  * and after the backend's name, so the record's usual text stays as it was.
@@ -312,7 +320,7 @@ static void summary(cap_capture *s, double secs)
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
 	char kcounts[80];
 	kernel_counts_text(s, kcounts, sizeof kcounts);
-	total += s->unrecorded;
+	total = events_lost(total, s->unrecorded);
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
@@ -426,11 +434,11 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
 	char drops[512], note[640], kcounts[80];
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
-	/* the dropped and bad records may hold C records: only completions
-	 * beyond them are lost without any other count */
-	uint64_t unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
-	s->unrecorded = unrecorded > *total_drops ? unrecorded - *total_drops : 0;
-	*total_drops += s->unrecorded;
+	/* Every completion the device counted that no C record shows, whatever
+	 * lost it (the kernel, a ring overflow, a bad record): the file says so,
+	 * and readers take up to that many IOs without a C as completed. */
+	s->unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
+	*total_drops = events_lost(*total_drops, s->unrecorded);
 	kernel_counts_text(s, kcounts, sizeof kcounts);
 	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, kcounts);
 	if (ok && cap_sink_message(s->sink, note, &err)) {

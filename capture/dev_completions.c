@@ -63,7 +63,7 @@ void cap_dev_check_record(cap_dev_check *c, const cap_config *cfg, uint32_t dev)
 {
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		if (cfg->devices[i].dev == dev) {
-			c->recorded[i]++;
+			cap_dev_check_record_at(c, i);
 			return;
 		}
 }

@@ -32,9 +32,10 @@ static inline uint64_t cap_dev_unrecorded(uint64_t start, uint64_t end, uint64_t
 	return done > recorded ? done - recorded : 0;
 }
 
-/* The check for a backend that sees every event before any filter (perf,
- * tracefs): each countable device's count once its events are recorded,
- * the C records read, the count again before they stop. */
+/* The check of every backend (bpf, perf, tracefs): each countable device's
+ * count once its completions are recorded, the C records read, the count
+ * again before they stop. A backend that filters C records in the kernel
+ * (bpf with -a, --pid or an LBA range) does not start it. */
 typedef struct cap_dev_check {
 	bool counted[CAP_MAX_DEVICES];
 	uint64_t start[CAP_MAX_DEVICES], end[CAP_MAX_DEVICES], recorded[CAP_MAX_DEVICES];
@@ -47,6 +48,12 @@ typedef struct cap_dev_check {
 void cap_dev_check_start(cap_dev_check *c, const cap_config *cfg, bool (*carries_c)(const cap_device *d));
 /* A C record the backend read (any device: others are ignored). */
 void cap_dev_check_record(cap_dev_check *c, const cap_config *cfg, uint32_t dev);
+/* The same, for a backend whose records already name the device's index. */
+static inline void cap_dev_check_record_at(cap_dev_check *c, size_t i)
+{
+	if (i < CAP_MAX_DEVICES)
+		c->recorded[i]++;
+}
 /* Before the kernel stops recording. */
 void cap_dev_check_end(cap_dev_check *c, const cap_config *cfg);
 /* After the drain: completions counted that no C record shows. */

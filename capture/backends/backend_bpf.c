@@ -98,12 +98,10 @@ typedef struct bpf_state {
 	int rc;
 	uint64_t bad;           /* records that did not pass the walk (bpf_bad): lost */
 	uint64_t missed;        /* runs the kernel's recursion guard skipped, read at stop */
-	/* per configured device: its completed requests when tracing began and
-	 * ended (dev_completions.h; counted only for a device whose count can
-	 * stand for its C records, and only when no filter leaves C records out),
-	 * and the C records read */
-	bool counted[CAP_MAX_DEVICES];
-	uint64_t ios_start[CAP_MAX_DEVICES], ios_end[CAP_MAX_DEVICES], recorded_c[CAP_MAX_DEVICES];
+	/* the devices' completions against the C records read (bpf_unrecorded);
+	 * started only when no filter leaves C records out */
+	cap_dev_check check;
+	bool checking;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
 	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
@@ -292,11 +290,7 @@ static int to_sink(void *arg, const br_event *ev, br_error *err)
 	/* with -o - (events live) a remapped bio's completion counts too: the
 	 * check stays a lower bound */
 	if ((ev->action & 0xffff) == (BLK_TA_COMPLETE & 0xffff))
-		for (size_t i = 0; i < st->cfg->ndevices; i++)
-			if (st->devs[i] == ev->device) {
-				st->recorded_c[i]++;
-				break;
-			}
+		cap_dev_check_record(&st->check, st->cfg, ev->device);
 	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
@@ -308,8 +302,8 @@ static int raw_record(void *arg, const void *rec, size_t size, br_error *err)
 	(void)size;
 	bpf_state *st = arg;
 	const struct bcr_event *r = rec;
-	if (r->kind == BCR_COMPLETE && r->dev < CAP_MAX_DEVICES)
-		st->recorded_c[r->dev]++;
+	if (r->kind == BCR_COMPLETE)
+		cap_dev_check_record_at(&st->check, r->dev);
 	if (r->pid == st->last_pid)
 		return 0;
 	st->last_pid = r->pid;
@@ -471,8 +465,8 @@ static void start_counts(bpf_state *st)
 #endif
 	if (!complete || cfg->act_mask != 0xffff || cfg->pid || cfg->start_lba || cfg->end_lba)
 		return;
-	for (size_t i = 0; i < cfg->ndevices; i++)
-		st->counted[i] = cap_dev_countable(cfg, i) && cap_dev_completed(&cfg->devices[i], &st->ios_start[i]);
+	cap_dev_check_start(&st->check, cfg, NULL);
+	st->checking = true;
 }
 
 static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
@@ -649,9 +643,8 @@ static int bpf_stop(void *vst, br_error *err)
 	bpf_state *st = vst;
 	/* Counted before the detach: a completion after it has no record, one
 	 * between the count and the detach only adds a record. */
-	for (size_t i = 0; i < st->cfg->ndevices; i++)
-		if (st->counted[i])
-			st->counted[i] = cap_dev_completed(&st->cfg->devices[i], &st->ios_end[i]);
+	if (st->checking)
+		cap_dev_check_end(&st->check, st->cfg);
 	/* Detaching stops the programs; records already written stay in the rings. */
 	for (size_t t = 0; t < NTP; t++) {
 		if (!st->links[t])
@@ -669,11 +662,7 @@ static int bpf_stop(void *vst, br_error *err)
 static uint64_t bpf_unrecorded(void *vst)
 {
 	const bpf_state *st = vst;
-	uint64_t n = 0;
-	for (size_t i = 0; st->cfg && i < st->cfg->ndevices; i++)
-		if (st->counted[i])
-			n += cap_dev_unrecorded(st->ios_start[i], st->ios_end[i], st->recorded_c[i]);
-	return n;
+	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
 }
 
 static uint64_t bpf_missed(void *vst)

@@ -310,3 +310,25 @@ void tu_tracer_unlock(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+char *tu_json_eval(const char *path, const char *expr)
+{
+	char *out = NULL, *err = NULL;
+	int rc = tu_runf(&out, NULL, &err,
+			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+			 "print(json.dumps(eval(sys.argv[2]), separators=(\",\", \":\"), ensure_ascii=True))' '%s' '%s'",
+			 path, expr);
+	cr_assert_eq(rc, 0, "%s: %s: %s", path, expr, err ? err : "");
+	free(err);
+	size_t n = strlen(out);
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
+	return out;
+}
+
+void tu_expect_json(const char *path, const char *expr, const char *want)
+{
+	char *got = tu_json_eval(path, expr);
+	cr_expect_str_eq(got, want, "%s: %s", path, expr);
+	free(got);
+}

@@ -76,4 +76,11 @@ void tu_tracer_unlock(int fd);
  * Release with tu_tracer_unlock. */
 int tu_kernel_suite_lock(void);
 
+/* A Python expression over the JSON document d at path, printed as compact
+ * JSON (the caller frees it); the test fails when the file does not parse.
+ * Layout-free: a writer may indent as it likes. */
+char *tu_json_eval(const char *path, const char *expr);
+/* The same, expected to print want. */
+void tu_expect_json(const char *path, const char *expr, const char *want);
+
 #endif

@@ -31,30 +31,6 @@ static size_t files_in(const char *d)
 	return n;
 }
 
-/* A Python expression over the JSON document d at path, printed as
- * compact JSON (the caller frees it); the test fails when the file does
- * not parse. Layout-free: the writer may indent as it likes. */
-static char *json_eval(const char *path, const char *expr)
-{
-	char *out = NULL, *err = NULL;
-	int rc = tu_runf(&out, NULL, &err,
-			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
-			 "print(json.dumps(eval(sys.argv[2]), separators=(\",\", \":\"), ensure_ascii=True))' '%s' '%s'",
-			 path, expr);
-	cr_assert_eq(rc, 0, "%s: %s: %s", path, expr, err ? err : "");
-	free(err);
-	size_t n = strlen(out);
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = 0;
-	return out;
-}
-
-static void expect_json(const char *path, const char *expr, const char *want)
-{
-	char *got = json_eval(path, expr);
-	cr_expect_str_eq(got, want, "%s: %s", path, expr);
-	free(got);
-}
 
 Test(report, help_version_and_usage_errors)
 {
@@ -302,8 +278,8 @@ Test(report, comparison_states_the_differences_with_numbers)
 	free(err);
 	char p[1100];
 	snprintf(p, sizeof p, "%s/c.json", tu_dir);
-	expect_json(p, "d[\"comparison\"][\"throughput_best\"]", "\"calm\"");
-	char *m = json_eval(p, "[m for m in d[\"comparison\"][\"metrics\"] if m[\"key\"] == \"d2c_avg_ms\"]");
+	tu_expect_json(p, "d[\"comparison\"][\"throughput_best\"]", "\"calm\"");
+	char *m = tu_json_eval(p, "[m for m in d[\"comparison\"][\"metrics\"] if m[\"key\"] == \"d2c_avg_ms\"]");
 	cr_expect(!strncmp(m, "[{\"key\":\"d2c_avg_ms\",\"name\":\"D2C avg\",\"unit\":\"ms\",\"better\":\"lower\","
 			      "\"values\":[0.008,0.002],\"ratio\":4,\"best\":\"calm\",\"agrees_with_throughput\":true,",
 			  strlen("[{\"key\":\"d2c_avg_ms\",\"name\":\"D2C avg\",\"unit\":\"ms\",\"better\":\"lower\","
@@ -402,12 +378,12 @@ Test(report, diagnosis_opens_every_format)
 	char p[1100];
 	size_t len;
 	snprintf(p, sizeof p, "%s/d.json", tu_dir);
-	expect_json(p, "list(d).index(\"diagnosis\") < list(d).index(\"traces\")", "true");
-	expect_json(p, "[list(c) for c in d[\"diagnosis\"]][0]",
+	tu_expect_json(p, "list(d).index(\"diagnosis\") < list(d).index(\"traces\")", "true");
+	tu_expect_json(p, "[list(c) for c in d[\"diagnosis\"]][0]",
 		    "[\"cause\",\"share\",\"worse\",\"factor\",\"evidence\",\"confirmed\",\"shift\"]");
-	expect_json(p, "d[\"diagnosis\"][0][\"confirmed\"]", "true");
-	expect_json(p, "[d[\"diagnosis\"][0][k] for k in (\"cause\", \"worse\", \"factor\")]", "[\"idle\",\"B\",\"U\"]");
-	expect_json(p, "d[\"diagnosis\"][0][\"evidence\"].startswith(\"B\\x27s device was idle \")", "true");
+	tu_expect_json(p, "d[\"diagnosis\"][0][\"confirmed\"]", "true");
+	tu_expect_json(p, "[d[\"diagnosis\"][0][k] for k in (\"cause\", \"worse\", \"factor\")]", "[\"idle\",\"B\",\"U\"]");
+	tu_expect_json(p, "d[\"diagnosis\"][0][\"evidence\"].startswith(\"B\\x27s device was idle \")", "true");
 	snprintf(p, sizeof p, "%s/d.md", tu_dir);
 	char *md = (char *)tu_read_file(p, &len);
 	cr_assert(md);
@@ -427,7 +403,7 @@ Test(report, diagnosis_opens_every_format)
 	free(out);
 	free(err);
 	snprintf(p, sizeof p, "%s/s.json", tu_dir);
-	expect_json(p, "d[\"diagnosis\"]", "[]");
+	tu_expect_json(p, "d[\"diagnosis\"]", "[]");
 }
 
 /* tg_hostile_a and tg_hostile_b as JSON must decode to these; labels and
@@ -458,15 +434,15 @@ Test(report, json_parses_with_hostile_names_labels_and_paths)
 		free(err);
 		char want[256];
 		snprintf(want, sizeof want, "[%s,%s]", hostile_a_decoded, hostile_b_decoded);
-		expect_json(p,
+		tu_expect_json(p,
 			    "[g[\"comm\"] for g in sorted(d[\"traces\"][0][\"per_process\"], key=lambda g: g[\"pid\"]) "
 			    "if g[\"pid\"] in (10, 11)]",
 			    want);
-		expect_json(p, "d[\"traces\"][0][\"path\"].endswith(\"h\\\"o\\\\st.bin\")", "true");
+		tu_expect_json(p, "d[\"traces\"][0][\"path\"].endswith(\"h\\\"o\\\\st.bin\")", "true");
 	}
 	snprintf(a, sizeof a, "%s/one.json", tu_dir);
-	expect_json(a, "d[\"traces\"][0][\"label\"]", "\"one\\\"\\\\\"");
+	tu_expect_json(a, "d[\"traces\"][0][\"label\"]", "\"one\\\"\\\\\"");
 	snprintf(a, sizeof a, "%s/two.json", tu_dir);
-	expect_json(a, "[t[\"label\"] for t in d[\"traces\"]]", "[\"x\\\"\\\\\",\"y\\\"\\\\\"]");
-	expect_json(a, "d[\"comparison\"][\"metrics\"][0][\"best\"] in (\"x\\\"\\\\\", \"y\\\"\\\\\")", "true");
+	tu_expect_json(a, "[t[\"label\"] for t in d[\"traces\"]]", "[\"x\\\"\\\\\",\"y\\\"\\\\\"]");
+	tu_expect_json(a, "d[\"comparison\"][\"metrics\"][0][\"best\"] in (\"x\\\"\\\\\", \"y\\\"\\\\\")", "true");
 }

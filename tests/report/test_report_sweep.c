@@ -16,28 +16,6 @@ static const char *rep(void)
 	return tu_bin("blkreel-report");
 }
 
-/* A Python expression over the JSON document d, printed as compact JSON. */
-static char *json_eval(const char *path, const char *expr)
-{
-	char *out = NULL, *err = NULL;
-	int rc = tu_runf(&out, NULL, &err,
-			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
-			 "print(json.dumps(eval(sys.argv[2]), separators=(\",\", \":\"), ensure_ascii=True))' '%s' '%s'",
-			 path, expr);
-	cr_assert_eq(rc, 0, "%s: %s: %s", path, expr, err ? err : "");
-	free(err);
-	size_t n = strlen(out);
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = 0;
-	return out;
-}
-
-static void expect_json(const char *path, const char *expr, const char *want)
-{
-	char *got = json_eval(path, expr);
-	cr_expect_str_eq(got, want, "%s: %s", path, expr);
-	free(got);
-}
 
 Test(report_sweep, malformed_labels_are_usage_errors)
 {
@@ -112,31 +90,31 @@ Test(report_sweep, dbench_samples)
 	cr_expect(strstr(html, "<strong>Limit: service_time.</strong>"));
 	free(html);
 	snprintf(p, sizeof p, "%s/s.json", tu_dir);
-	expect_json(p, "d[\"sweep\"][\"parameter\"]", "\"clients\"");
-	expect_json(p, "[s[\"stack\"] for s in d[\"sweep\"][\"stacks\"]]", "[\"xfs\",\"ext4\"]");
+	tu_expect_json(p, "d[\"sweep\"][\"parameter\"]", "\"clients\"");
+	tu_expect_json(p, "[s[\"stack\"] for s in d[\"sweep\"][\"stacks\"]]", "[\"xfs\",\"ext4\"]");
 	/* sorted by the value, each point labelled with its trace */
-	expect_json(p, "[[q[\"value\"] for q in s[\"points\"]] for s in d[\"sweep\"][\"stacks\"]]", "[[1,8],[1,8]]");
-	expect_json(p, "d[\"sweep\"][\"stacks\"][1][\"points\"][0][\"label\"]", "\"ext4:clients=1\"");
+	tu_expect_json(p, "[[q[\"value\"] for q in s[\"points\"]] for s in d[\"sweep\"][\"stacks\"]]", "[[1,8],[1,8]]");
+	tu_expect_json(p, "d[\"sweep\"][\"stacks\"][1][\"points\"][0][\"label\"]", "\"ext4:clients=1\"");
 	/* the bundled numbers (samples/README.md): xfs 4.3 -> 25.9 MB/s, ext4 32.4 -> 22.7 */
-	expect_json(p, "[[round(q[\"mbps\"], 1) for q in s[\"points\"]] for s in d[\"sweep\"][\"stacks\"]]",
+	tu_expect_json(p, "[[round(q[\"mbps\"], 1) for q in s[\"points\"]] for s in d[\"sweep\"][\"stacks\"]]",
 		    "[[4.3,25.9],[32.4,22.7]]");
 	/* the identity holds at every point: MB/s = U N_busy S / R (up to the residual) */
-	expect_json(p, "all(abs(q[\"mbps\"] - q[\"U\"]*q[\"N_busy\"]*q[\"S_bytes\"]/q[\"R_ns\"]*1e3*__import__(\"math\").exp(q[\"residual\"])) < 1e-6*q[\"mbps\"] for s in d[\"sweep\"][\"stacks\"] for q in s[\"points\"])",
+	tu_expect_json(p, "all(abs(q[\"mbps\"] - q[\"U\"]*q[\"N_busy\"]*q[\"S_bytes\"]/q[\"R_ns\"]*1e3*__import__(\"math\").exp(q[\"residual\"])) < 1e-6*q[\"mbps\"] for s in d[\"sweep\"][\"stacks\"] for q in s[\"points\"])",
 		    "true");
 	/* the step's terms and residual add up to its growth */
-	expect_json(p, "all(abs(sum(t[\"terms\"].values()) + t[\"residual\"] - t[\"ln_ratio\"]) < 1e-6 for s in d[\"sweep\"][\"stacks\"] for t in s[\"steps\"])",
+	tu_expect_json(p, "all(abs(sum(t[\"terms\"].values()) + t[\"residual\"] - t[\"ln_ratio\"]) < 1e-6 for s in d[\"sweep\"][\"stacks\"] for t in s[\"steps\"])",
 		    "true");
 	/* xfs scales from 1 to 8 clients (elasticity 0.85): no knee; ext4 falls: the knee is at 1 */
-	expect_json(p, "[(k[\"stack\"], k[\"knee\"]) for k in d[\"knees\"]]", "[[\"xfs\",null],[\"ext4\",1]]");
-	expect_json(p, "d[\"knees\"][0][\"limit\"]", "\"none\"");
+	tu_expect_json(p, "[(k[\"stack\"], k[\"knee\"]) for k in d[\"knees\"]]", "[[\"xfs\",null],[\"ext4\",1]]");
+	tu_expect_json(p, "d[\"knees\"][0][\"limit\"]", "\"none\"");
 	/* ext4 past 1 client: R 2.86x with N_busy only 1.58x and U 0.63 (not busy enough to be saturated) */
-	expect_json(p, "d[\"knees\"][1][\"limit\"]", "\"service_time\"");
-	expect_json(p, "\"past the knee at clients=1\" in d[\"knees\"][1][\"evidence\"]", "true");
+	tu_expect_json(p, "d[\"knees\"][1][\"limit\"]", "\"service_time\"");
+	tu_expect_json(p, "\"past the knee at clients=1\" in d[\"knees\"][1][\"evidence\"]", "true");
 	/* the paragraph on where they part names both stacks and the slower at 8 */
-	expect_json(p, "all(w in d[\"sweep\"][\"summary\"] for w in [\"xfs goes from 4.29 to 25.2\", \"ext4 goes from\", "
+	tu_expect_json(p, "all(w in d[\"sweep\"][\"summary\"] for w in [\"xfs goes from 4.29 to 25.2\", \"ext4 goes from\", "
 		       "\"At clients=8 ext4 is the slower\"])", "true");
 	/* a pairwise diagnosis at each shared value: xfs is slower at 1, ext4 at 8 */
-	expect_json(p, "[(q[\"value\"], q[\"diagnosis\"][\"worse\"]) for q in d[\"pairs\"]]",
+	tu_expect_json(p, "[(q[\"value\"], q[\"diagnosis\"][\"worse\"]) for q in d[\"pairs\"]]",
 		    "[[1,\"xfs:clients=1\"],[8,\"ext4:clients=8\"]]");
-	expect_json(p, "all(len(q[\"diagnosis\"][\"causes\"]) > 0 for q in d[\"pairs\"])", "true");
+	tu_expect_json(p, "all(len(q[\"diagnosis\"][\"causes\"]) > 0 for q in d[\"pairs\"])", "true");
 }

@@ -241,16 +241,7 @@ static void comparison(br_json *j, const report_ctx *ctx)
 
 static void cause(br_json *j, const report_ctx *ctx, const br_diag_cause *c)
 {
-	br_json_object(j);
-	br_json_kstr(j, "cause", br_diag_cause_name(c->cause));
-	br_json_kdouble(j, "share", c->share);
-	br_json_kstr(j, "worse", ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
-	br_json_kstr(j, "factor", br_diag_factor_name(c->factor));
-	br_json_kstr(j, "evidence", c->evidence);
-	br_json_kbool(j, "confirmed", c->confirmed);
-	if (c->shift > 0)
-		br_json_kdouble(j, "shift", c->shift);
-	br_json_end(j);
+	br_diag_cause_json(j, c, ctx->d[ctx->diag_idx[ctx->diag.worse]].trace->label);
 }
 
 /* The throughput identity's figures for the better (w 0) or worse trace. */

@@ -214,18 +214,6 @@ static int markdown(FILE *f, const ab_ctx *c)
 
 /* ---- JSON ---- */
 
-static void cause_json(br_json *j, const br_diag_cause *k)
-{
-	br_json_object(j);
-	br_json_kstr(j, "cause", br_diag_cause_name(k->cause));
-	br_json_kstr(j, "factor", br_diag_factor_name(k->factor));
-	br_json_kdouble(j, "share", k->share);
-	br_json_kbool(j, "significant", k->significant);
-	br_json_kbool(j, "confirmed", k->confirmed);
-	br_json_kstr(j, "evidence", k->evidence);
-	br_json_end(j);
-}
-
 static void diag_json(br_json *j, const ab_ctx *c)
 {
 	const br_diagnosis *d = &c->diag;
@@ -241,12 +229,12 @@ static void diag_json(br_json *j, const ab_ctx *c)
 	br_json_key(j, "causes");
 	br_json_array(j);
 	for (size_t k = 0; d->significant && k < d->ncauses; k++)
-		cause_json(j, &d->causes[k]);
+		br_diag_cause_json(j, &d->causes[k], lab(c, d->worse));
 	br_json_end(j);
 	br_json_key(j, "against");
 	br_json_array(j);
 	for (size_t k = 0; d->significant && k < d->nagainst; k++)
-		cause_json(j, &d->against[k]);
+		br_diag_cause_json(j, &d->against[k], lab(c, d->worse));
 	br_json_end(j);
 	br_json_key(j, "notes");
 	br_json_array(j);

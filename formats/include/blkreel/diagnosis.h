@@ -261,4 +261,11 @@ typedef struct br_diag_factors {
 } br_diag_factors;
 void br_diag_factors_of(const br_diag_profile *p, br_diag_factors *f);
 
+/* One cause as a JSON object, the form every writer uses (blkreel-report's
+ * --json, blkreel-replay --ab's report.json): cause, share, worse (the
+ * label of the slower side), factor, evidence, confirmed, and shift for a
+ * timed cause. */
+struct br_json;
+void br_diag_cause_json(struct br_json *j, const br_diag_cause *c, const char *worse);
+
 #endif

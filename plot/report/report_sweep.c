@@ -53,7 +53,7 @@ static void summary(report_ctx *ctx)
 		    dlnx);
 		if (st->knee >= 0)
 			SAY(", and stops scaling past %s=%g: %s (U %.2f, N_busy %.2f, R %.3f ms at %g)", sw->param,
-			    st->points[st->knee].value, st->limit, b->u, b->nbusy, b->r / 1e6, b->value);
+			    st->points[st->knee].value, st->limit, b->f.u, b->f.nbusy, b->f.r / 1e6, b->value);
 		else
 			SAY(", with no knee");
 	}
@@ -142,12 +142,12 @@ static void stack_text(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 	for (size_t k = 0; k < st->npoints; k++) {
 		const br_sweep_point *p = &st->points[k];
 		char amp[16] = "-", w[16] = "-";
-		if (p->amp > 0)
-			snprintf(amp, sizeof amp, "%.2f", p->amp);
-		if (p->w > 0)
-			snprintf(w, sizeof w, "%.3g", p->w);
-		fprintf(f, "    %10g %9.3g %9s %6.3f %7.2f %8.1f %9.3f %6s %9.3f", p->value, p->x, w, p->u,
-			p->nbusy, p->s / 1024, p->r / 1e6, amp, p->q2c / 1e6);
+		if (p->f.amp > 0)
+			snprintf(amp, sizeof amp, "%.2f", p->f.amp);
+		if (p->f.w > 0)
+			snprintf(w, sizeof w, "%.3g", p->f.w);
+		fprintf(f, "    %10g %9.3g %9s %6.3f %7.2f %8.1f %9.3f %6s %9.3f", p->value, p->f.x, w, p->f.u,
+			p->f.nbusy, p->f.s / 1024, p->f.r / 1e6, amp, p->f.q2c / 1e6);
 		if (k + 1 < st->npoints) {
 			const br_sweep_step *sp = &st->steps[k];
 			fprintf(f, "  %.2f, %s (U %+.2f, N_busy %+.2f, S %+.2f, R %+.2f", sp->elasticity,

@@ -28,14 +28,14 @@ static void stack_html(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 	      "<th>amp</th><th>Q2C ms</th><th>next step: elasticity</th><th>carried by</th></tr>\n", f);
 	for (size_t k = 0; k < st->npoints; k++) {
 		const br_sweep_point *p = &st->points[k];
-		fprintf(f, "<tr><td>%g%s</td><td>%.3g</td><td>", p->value, (long)k == st->knee ? " (knee)" : "", p->x);
-		if (p->w > 0)
-			fprintf(f, "%.3g", p->w);
-		fprintf(f, "</td><td>%.3f</td><td>%.2f</td><td>%.1f</td><td>%.3f</td><td>", p->u, p->nbusy,
-			p->s / 1024, p->r / 1e6);
-		if (p->amp > 0)
-			fprintf(f, "%.2f", p->amp);
-		fprintf(f, "</td><td>%.3f</td>", p->q2c / 1e6);
+		fprintf(f, "<tr><td>%g%s</td><td>%.3g</td><td>", p->value, (long)k == st->knee ? " (knee)" : "", p->f.x);
+		if (p->f.w > 0)
+			fprintf(f, "%.3g", p->f.w);
+		fprintf(f, "</td><td>%.3f</td><td>%.2f</td><td>%.1f</td><td>%.3f</td><td>", p->f.u, p->f.nbusy,
+			p->f.s / 1024, p->f.r / 1e6);
+		if (p->f.amp > 0)
+			fprintf(f, "%.2f", p->f.amp);
+		fprintf(f, "</td><td>%.3f</td>", p->f.q2c / 1e6);
 		if (k + 1 < st->npoints)
 			fprintf(f, "<td>%.2f</td><td>%s</td></tr>\n", st->steps[k].elasticity,
 				br_sweep_term_name(st->steps[k].carrier));

@@ -11,15 +11,15 @@ static void point(br_json *j, const report_ctx *ctx, const br_sweep_point *p)
 	br_json_object(j);
 	br_json_kdouble(j, "value", p->value);
 	br_json_kstr(j, "label", ctx->d[p->input].trace->label);
-	br_json_kdouble(j, "mbps", p->x);
-	br_json_kdouble(j, "work_mbps", p->w);
-	br_json_kdouble(j, "bytes_per_work", p->amp);
-	br_json_kdouble(j, "U", p->u);
-	br_json_kdouble(j, "N_busy", p->nbusy);
-	br_json_kdouble(j, "S_bytes", p->s);
-	br_json_kdouble(j, "R_ns", p->r);
-	br_json_kdouble(j, "residual", p->residual);
-	br_json_kdouble(j, "q2c_mean_ns", p->q2c);
+	br_json_kdouble(j, "mbps", p->f.x);
+	br_json_kdouble(j, "work_mbps", p->f.w);
+	br_json_kdouble(j, "bytes_per_work", p->f.amp);
+	br_json_kdouble(j, "U", p->f.u);
+	br_json_kdouble(j, "N_busy", p->f.nbusy);
+	br_json_kdouble(j, "S_bytes", p->f.s);
+	br_json_kdouble(j, "R_ns", p->f.r);
+	br_json_kdouble(j, "residual", p->f.residual);
+	br_json_kdouble(j, "q2c_mean_ns", p->f.q2c);
 	br_json_kdouble(j, "d2c_mean_ns", p->d2c);
 	br_json_end(j);
 }

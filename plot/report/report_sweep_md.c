@@ -26,17 +26,17 @@ static void stack_md(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 	fputs("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", f);
 	for (size_t k = 0; k < st->npoints; k++) {
 		const br_sweep_point *p = &st->points[k];
-		fprintf(f, "| %g%s | %.3g | ", p->value, (long)k == st->knee ? " (knee)" : "", p->x);
-		if (p->w > 0)
-			fprintf(f, "%.3g", p->w);
+		fprintf(f, "| %g%s | %.3g | ", p->value, (long)k == st->knee ? " (knee)" : "", p->f.x);
+		if (p->f.w > 0)
+			fprintf(f, "%.3g", p->f.w);
 		else
 			fputs("-", f);
-		fprintf(f, " | %.3f | %.2f | %.1f | %.3f | ", p->u, p->nbusy, p->s / 1024, p->r / 1e6);
-		if (p->amp > 0)
-			fprintf(f, "%.2f", p->amp);
+		fprintf(f, " | %.3f | %.2f | %.1f | %.3f | ", p->f.u, p->f.nbusy, p->f.s / 1024, p->f.r / 1e6);
+		if (p->f.amp > 0)
+			fprintf(f, "%.2f", p->f.amp);
 		else
 			fputs("-", f);
-		fprintf(f, " | %.3f | ", p->q2c / 1e6);
+		fprintf(f, " | %.3f | ", p->f.q2c / 1e6);
 		if (k + 1 < st->npoints)
 			fprintf(f, "%.2f | %s |\n", st->steps[k].elasticity, br_sweep_term_name(st->steps[k].carrier));
 		else

@@ -233,7 +233,7 @@ Test(sweep, device_saturated)
 	const br_sweep_stack *st = &sw.stacks[0];
 	/* the growth from 1 to 4 clients is carried by requests in flight */
 	cr_expect_eq(st->steps[0].carrier, BR_SWEEP_T_N, "carrier %s", br_sweep_term_name(st->steps[0].carrier));
-	cr_expect_gt(st->points[NPOINTS - 1].u, 0.95);
+	cr_expect_gt(st->points[NPOINTS - 1].f.u, 0.95);
 	release(&sw, keep);
 }
 
@@ -245,7 +245,7 @@ Test(sweep, host_bound)
 	br_analysis *keep[NPOINTS];
 	sweep_of("ram", host, 21, &sw, keep);
 	expect_sweep(&sw, "host_bound", 2);
-	cr_expect_lt(sw.stacks[0].points[NPOINTS - 1].u, BR_SWEEP_U_HOST);
+	cr_expect_lt(sw.stacks[0].points[NPOINTS - 1].f.u, BR_SWEEP_U_HOST);
 	release(&sw, keep);
 }
 
@@ -259,7 +259,7 @@ Test(sweep, serialised)
 	expect_sweep(&sw, "serialised", 4);
 	const br_sweep_stack *st = &sw.stacks[0];
 	for (size_t i = 0; i < NPOINTS; i++)
-		cr_expect_lt(st->points[i].nbusy, 1.01);
+		cr_expect_lt(st->points[i].f.nbusy, 1.01);
 	/* the growth up to the knee is the device getting busier */
 	cr_expect_eq(st->steps[0].carrier, BR_SWEEP_T_U, "carrier %s", br_sweep_term_name(st->steps[0].carrier));
 	release(&sw, keep);
@@ -272,8 +272,8 @@ Test(sweep, concurrency_capped)
 	br_analysis *keep[NPOINTS];
 	sweep_of("nr2", two_tags, 41, &sw, keep);
 	expect_sweep(&sw, "concurrency_capped", 4);
-	cr_expect(fabs(sw.stacks[0].points[NPOINTS - 1].nbusy - 2.0) < 0.05, "N_busy %.3f",
-		  sw.stacks[0].points[NPOINTS - 1].nbusy);
+	cr_expect(fabs(sw.stacks[0].points[NPOINTS - 1].f.nbusy - 2.0) < 0.05, "N_busy %.3f",
+		  sw.stacks[0].points[NPOINTS - 1].f.nbusy);
 	release(&sw, keep);
 }
 
@@ -314,7 +314,7 @@ Test(sweep, service_time)
 	sweep_of("seeky", slower, 61, &sw, keep);
 	expect_sweep(&sw, "service_time", 1);
 	const br_sweep_stack *st = &sw.stacks[0];
-	cr_expect_lt(st->points[NPOINTS - 1].u, BR_SWEEP_U_SATURATED);
+	cr_expect_lt(st->points[NPOINTS - 1].f.u, BR_SWEEP_U_SATURATED);
 	cr_expect_eq(st->steps[0].carrier, BR_SWEEP_T_R, "carrier %s", br_sweep_term_name(st->steps[0].carrier));
 	release(&sw, keep);
 }

@@ -257,7 +257,10 @@ int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_prof
 typedef struct br_diag_factors {
 	double x;                     /* MB/s, every completed byte */
 	double u, nbusy, s, r;        /* fraction, requests, bytes, ns */
+	double residual;              /* ln X − (ln U + ln N_busy + ln S − ln R) */
 	double q2c;                   /* mean Q2C per bio, ns (0: no Q) */
+	double w;                     /* application MB/s (0: the work cannot be told apart) */
+	double amp;                   /* completed bytes per application byte (0: unknown) */
 } br_diag_factors;
 void br_diag_factors_of(const br_diag_profile *p, br_diag_factors *f);
 

@@ -70,12 +70,8 @@ typedef struct br_sweep_input {
 typedef struct br_sweep_point {
 	double value;
 	size_t input;                  /* index into the inputs */
-	double x;                      /* device MB/s (every completed byte) */
-	double w;                      /* application MB/s; 0: cannot be told apart */
-	double amp;                    /* device bytes per application byte; 0: unknown */
-	double u, nbusy, s, r;         /* fraction, IOs, bytes, ns */
-	double residual;               /* ln X − (ln U + ln N_busy + ln S − ln R) */
-	double q2c, d2c;               /* mean per bio / per data request, ns */
+	br_diag_factors f;              /* the identity's factors, as the diagnosis has them */
+	double d2c;                    /* mean D2C per data request, ns */
 } br_sweep_point;
 
 typedef struct br_sweep_step {

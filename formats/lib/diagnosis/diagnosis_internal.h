@@ -65,13 +65,7 @@ void diag_refused(diag_acc *d, const pair_table *t, uint32_t i, const br_event *
 void diag_finish(diag_acc *d, const br_stats *s, const br_hist *phase);
 
 /* ---- the comparison (diagnosis_identity.c) ---- */
-typedef struct diag_fac {
-	double x, u, nbusy, s, r;  /* MB/s, fraction, IOs, bytes, ns */
-	double residual;           /* ln X − (ln U + ln N_busy + ln S − ln R) */
-	double q2c;                /* mean Q2C per bio, ns */
-	double w;                  /* application MB/s (0: the work cannot be told apart) */
-	double amp;                /* completed bytes per application byte */
-} diag_fac;
+typedef br_diag_factors diag_fac; /* blkreel/diagnosis.h */
 /* Work must be at least this share of the device bytes to be told apart. */
 #define DIAG_MIN_APP 0.10
 void diag_factors(const br_diag_profile *p, diag_fac *f);

@@ -7,9 +7,7 @@
 
 void br_diag_factors_of(const br_diag_profile *p, br_diag_factors *f)
 {
-	diag_fac d;
-	diag_factors(p, &d);
-	*f = (br_diag_factors){ .x = d.x, .u = d.u, .nbusy = d.nbusy, .s = d.s, .r = d.r, .q2c = d.q2c };
+	diag_factors(p, f);
 }
 
 /* One run as one slice: its totals, as a time slice holds its part. */

@@ -24,20 +24,10 @@ static double lnr(double a, double b)
 static void point_of(const br_sweep_input *in, size_t i, br_sweep_point *pt)
 {
 	const br_diag_profile *p = in[i].profile;
-	diag_fac f;
-	diag_factors(p, &f);
 	memset(pt, 0, sizeof *pt);
 	pt->value = in[i].value;
 	pt->input = i;
-	pt->x = f.x;
-	pt->w = f.w;
-	pt->amp = f.amp;
-	pt->u = f.u;
-	pt->nbusy = f.nbusy;
-	pt->s = f.s;
-	pt->r = f.r;
-	pt->residual = f.residual;
-	pt->q2c = f.q2c;
+	br_diag_factors_of(p, &pt->f);
 	pt->d2c = p->n ? p->d2c_data / (double)p->n : 0;
 }
 
@@ -49,12 +39,12 @@ static void step_of(const br_sweep_stack *st, size_t k, br_sweep_step *sp)
 	sp->dlnx = lnr(xa, xb);
 	sp->elasticity = a->value > 0 && b->value > 0 && xa > 0 && xb > 0
 		? sp->dlnx / log(b->value / a->value) : NAN;
-	sp->term[BR_SWEEP_T_U] = lnr(a->u, b->u);
-	sp->term[BR_SWEEP_T_N] = lnr(a->nbusy, b->nbusy);
-	sp->term[BR_SWEEP_T_S] = lnr(a->s, b->s);
-	sp->term[BR_SWEEP_T_R] = -lnr(a->r, b->r);
+	sp->term[BR_SWEEP_T_U] = lnr(a->f.u, b->f.u);
+	sp->term[BR_SWEEP_T_N] = lnr(a->f.nbusy, b->f.nbusy);
+	sp->term[BR_SWEEP_T_S] = lnr(a->f.s, b->f.s);
+	sp->term[BR_SWEEP_T_R] = -lnr(a->f.r, b->f.r);
 	/* work = device bytes / amp: more device bytes per byte of work is less work */
-	sp->term[BR_SWEEP_T_AMP] = st->work ? -lnr(a->amp, b->amp) : 0;
+	sp->term[BR_SWEEP_T_AMP] = st->work ? -lnr(a->f.amp, b->f.amp) : 0;
 	double sum = 0;
 	for (int t = 0; t < BR_SWEEP_TERMS; t++)
 		sum += sp->term[t];
@@ -132,7 +122,7 @@ int br_sweep_build(const br_sweep_input *in, size_t n, const char *param, br_swe
 		qsort(st->points, st->npoints, sizeof *st->points, by_value);
 		st->work = true;
 		for (size_t j = 0; j < st->npoints; j++)
-			st->work = st->work && st->points[j].w > 0;
+			st->work = st->work && st->points[j].f.w > 0;
 		for (size_t j = 0; j + 1 < st->npoints; j++)
 			step_of(st, j, &st->steps[j]);
 		sweep_judge(st, out->param);

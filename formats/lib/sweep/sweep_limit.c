@@ -22,7 +22,7 @@ const char *br_sweep_term_name(int term)
 
 double br_sweep_outcome(const br_sweep_stack *st, size_t k)
 {
-	return st->work ? st->points[k].w : st->points[k].x;
+	return st->work ? st->points[k].f.w : st->points[k].f.x;
 }
 
 static double ratio(double a, double b)
@@ -33,8 +33,8 @@ static double ratio(double a, double b)
 /* The factor that fell most from a to b: its limit. */
 static const char *fallback(const br_sweep_point *a, const br_sweep_point *b)
 {
-	double t[4] = { log(ratio(a->u, b->u)), log(ratio(a->nbusy, b->nbusy)), log(ratio(a->s, b->s)),
-			-log(ratio(a->r, b->r)) };
+	double t[4] = { log(ratio(a->f.u, b->f.u)), log(ratio(a->f.nbusy, b->f.nbusy)), log(ratio(a->f.s, b->f.s)),
+			-log(ratio(a->f.r, b->f.r)) };
 	static const char *const limit[4] = { "host_bound", "concurrency_capped", "shrinking_requests",
 					      "service_time" };
 	int worst = 0;
@@ -80,48 +80,48 @@ void sweep_judge(br_sweep_stack *st, const char *param)
 	double e = log(xb / xa) / log(b->value / a->value);
 	double nmax = 0;
 	for (size_t k = (size_t)st->knee; k <= last; k++)
-		nmax = fmax(nmax, st->points[k].nbusy);
-	double rn = ratio(a->nbusy, b->nbusy), rr = ratio(a->r, b->r);
+		nmax = fmax(nmax, st->points[k].f.nbusy);
+	double rn = ratio(a->f.nbusy, b->f.nbusy), rr = ratio(a->f.r, b->f.r);
 	char head[160];
 	snprintf(head, sizeof head, "past the knee at %s=%g, %s %.3g -> %.3g at %g (elasticity %.2f)", param,
 		 a->value, what, xa, xb, b->value, e);
 	char *ev = st->evidence;
 	size_t evn = sizeof st->evidence;
-	if (st->work && a->amp > 0 && b->amp > 0 && b->amp / a->amp >= BR_SWEEP_AMP_GROWTH) {
+	if (st->work && a->f.amp > 0 && b->f.amp > 0 && b->f.amp / a->f.amp >= BR_SWEEP_AMP_GROWTH) {
 		st->limit = "amplification";
 		snprintf(ev, evn, "%s: device bytes per application byte %.2f -> %.2f (%.2fx), device MB/s %.3g -> %.3g",
-			 head, a->amp, b->amp, b->amp / a->amp, a->x, b->x);
-	} else if (ratio(a->s, b->s) <= BR_SWEEP_S_SHRINK) {
+			 head, a->f.amp, b->f.amp, b->f.amp / a->f.amp, a->f.x, b->f.x);
+	} else if (ratio(a->f.s, b->f.s) <= BR_SWEEP_S_SHRINK) {
 		st->limit = "shrinking_requests";
 		snprintf(ev, evn, "%s: bytes per request %.1f -> %.1f KiB (%.2fx) while N_busy %.2f -> %.2f",
-			 head, a->s / 1024, b->s / 1024, ratio(a->s, b->s), a->nbusy, b->nbusy);
-	} else if (b->u < BR_SWEEP_U_HOST) {
+			 head, a->f.s / 1024, b->f.s / 1024, ratio(a->f.s, b->f.s), a->f.nbusy, b->f.nbusy);
+	} else if (b->f.u < BR_SWEEP_U_HOST) {
 		st->limit = "host_bound";
 		snprintf(ev, evn, "%s: the device is busy only %.0f %% of the time at %g (U %.2f -> %.2f), "
 				  "N_busy %.2f -> %.2f, R %.3f -> %.3f ms: the host does not keep it busy",
-			 head, 100 * b->u, b->value, a->u, b->u, a->nbusy, b->nbusy, a->r / 1e6, b->r / 1e6);
+			 head, 100 * b->f.u, b->value, a->f.u, b->f.u, a->f.nbusy, b->f.nbusy, a->f.r / 1e6, b->f.r / 1e6);
 	} else if (nmax < BR_SWEEP_N_SERIAL) {
 		st->limit = "serialised";
 		snprintf(ev, evn, "%s: N_busy stays at most %.2f (%.2f -> %.2f) while U %.2f -> %.2f: one request "
-				  "at a time", head, nmax, a->nbusy, b->nbusy, a->u, b->u);
-	} else if (b->u >= BR_SWEEP_U_SATURATED && rn >= BR_SWEEP_N_GROWTH && log(rr) >= 0.5 * log(rn)) {
+				  "at a time", head, nmax, a->f.nbusy, b->f.nbusy, a->f.u, b->f.u);
+	} else if (b->f.u >= BR_SWEEP_U_SATURATED && rn >= BR_SWEEP_N_GROWTH && log(rr) >= 0.5 * log(rn)) {
 		st->limit = "device_saturated";
 		snprintf(ev, evn, "%s: N_busy %.2f -> %.2f (%.2fx) and R %.3f -> %.3f ms (%.2fx) with U %.2f -> "
 				  "%.2f: requests queue at the device",
-			 head, a->nbusy, b->nbusy, rn, a->r / 1e6, b->r / 1e6, rr, a->u, b->u);
+			 head, a->f.nbusy, b->f.nbusy, rn, a->f.r / 1e6, b->f.r / 1e6, rr, a->f.u, b->f.u);
 	} else if (rr >= BR_SWEEP_N_GROWTH && rr > rn) {
 		st->limit = "service_time";
 		snprintf(ev, evn, "%s: R %.3f -> %.3f ms (%.2fx) while N_busy only %.2f -> %.2f (%.2fx) and U %.2f -> "
 				  "%.2f: each request takes longer at the device, more than queueing behind the others explains",
-			 head, a->r / 1e6, b->r / 1e6, rr, a->nbusy, b->nbusy, rn, a->u, b->u);
+			 head, a->f.r / 1e6, b->f.r / 1e6, rr, a->f.nbusy, b->f.nbusy, rn, a->f.u, b->f.u);
 	} else if (rn < BR_SWEEP_N_GROWTH) {
 		st->limit = "concurrency_capped";
 		snprintf(ev, evn, "%s: N_busy stops at %.2f -> %.2f (%.2fx) while %s grows %.2fx, U %.2f -> %.2f",
-			 head, a->nbusy, b->nbusy, rn, param, b->value / a->value, a->u, b->u);
+			 head, a->f.nbusy, b->f.nbusy, rn, param, b->value / a->value, a->f.u, b->f.u);
 	} else {
 		st->limit = fallback(a, b);
 		snprintf(ev, evn, "%s: no rule holds outright; the factor that fell most: U %.2f -> %.2f, "
 				  "N_busy %.2f -> %.2f, S %.1f -> %.1f KiB, R %.3f -> %.3f ms",
-			 head, a->u, b->u, a->nbusy, b->nbusy, a->s / 1024, b->s / 1024, a->r / 1e6, b->r / 1e6);
+			 head, a->f.u, b->f.u, a->f.nbusy, b->f.nbusy, a->f.s / 1024, b->f.s / 1024, a->f.r / 1e6, b->f.r / 1e6);
 	}
 }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void esc(FILE *f, const char *s)
+void report_html_esc(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -24,14 +24,14 @@ static void table(FILE *f, const report_table *t)
 	if (!t->ncols || t->nrows < 2)
 		return;
 	fputs("<h3>", f);
-	esc(f, t->title);
+	report_html_esc(f, t->title);
 	fputs("</h3>\n<table>\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *tag = r == 0 ? "th" : "td";
 			fprintf(f, "<%s%s>", tag, t->numeric[c] ? " class=\"n\"" : "");
-			esc(f, t->cell[r][c]);
+			report_html_esc(f, t->cell[r][c]);
 			fprintf(f, "</%s>", tag);
 		}
 		fputs("</tr>\n", f);
@@ -67,7 +67,7 @@ static void html_line(void *arg, int kind, const char *line)
 	h->in_list = item;
 	fputs(item ? "<li>" : kind == REPORT_DIAG_HEAD ? "<p><strong>"
 			      : kind == REPORT_DIAG_NOTE ? "<p class=\"note\">" : "<p>", h->f);
-	esc(h->f, line);
+	report_html_esc(h->f, line);
 	fputs(item ? "</li>\n" : kind == REPORT_DIAG_HEAD ? "</strong></p>\n" : "</p>\n", h->f);
 }
 
@@ -79,12 +79,12 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Block I/O report: ", f);
 	for (size_t k = 0; k < ctx->n; k++) {
 		fputs(k ? " vs " : "", f);
-		esc(f, ctx->d[k].trace->label);
+		report_html_esc(f, ctx->d[k].trace->label);
 	}
 	fprintf(f, "</title>\n%s</head>\n<body>\n<h1>Block I/O report: ", style);
 	for (size_t k = 0; k < ctx->n; k++) {
 		fputs(k ? " vs " : "", f);
-		esc(f, ctx->d[k].trace->label);
+		report_html_esc(f, ctx->d[k].trace->label);
 	}
 	fputs("</h1>\n", f);
 	report_ctx *sub = ctx->has_sweep ? malloc(sizeof *sub) : NULL;
@@ -109,18 +109,18 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	if (png_b64) {
 		fprintf(f, "<figure><img alt=\"blkreel-plot figure\" src=\"data:image/png;base64,%s\">", png_b64);
 		fputs("<figcaption class=\"note\">", f);
-		esc(f, ctx->figure_note ? ctx->figure_note : "");
+		report_html_esc(f, ctx->figure_note ? ctx->figure_note : "");
 		fputs("</figcaption></figure>\n", f);
 	} else if (ctx->figure_note && ctx->figure_note[0]) {
 		fputs("<p class=\"note\">No figure: ", f);
-		esc(f, ctx->figure_note);
+		report_html_esc(f, ctx->figure_note);
 		fputs("</p>\n", f);
 	}
 	if (ctx->n > 1) {
 		fputs("<h2>Differences</h2>\n<ul>\n", f);
 		for (size_t s = 0; s < ctx->nsentences; s++) {
 			fputs("<li>", f);
-			esc(f, ctx->sentences[s]);
+			report_html_esc(f, ctx->sentences[s]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -129,7 +129,7 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	}
 	for (size_t k = 0; k < ctx->n; k++) {
 		fputs("<h2>", f);
-		esc(f, ctx->d[k].trace->label);
+		report_html_esc(f, ctx->d[k].trace->label);
 		fputs("</h2>\n", f);
 		for (int kind = 0; kind < RT_KINDS; kind++) {
 			report_table_make(t, kind, &ctx->d[k], ctx->cli->top);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 /* Cells never hold '|' except labels given by the user: escape it. */
-static void cell(FILE *f, const char *s)
+void report_md_cell(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|')
@@ -24,7 +24,7 @@ static void table(FILE *f, const report_table *t)
 		fputs("|", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(' ', f);
-			cell(f, t->cell[r][c]);
+			report_md_cell(f, t->cell[r][c]);
 			fputs(" |", f);
 		}
 		fputc('\n', f);
@@ -41,11 +41,11 @@ static void md_line(void *arg, int kind, const char *line)
 {
 	FILE *f = arg;
 	switch (kind) {
-	case REPORT_DIAG_NOTE: fputs("> ", f); cell(f, line); fputs("\n\n", f); break;
+	case REPORT_DIAG_NOTE: fputs("> ", f); report_md_cell(f, line); fputs("\n\n", f); break;
 	case REPORT_DIAG_CAUSE:
-	case REPORT_DIAG_AGAINST: fputs("- ", f); cell(f, line); fputc('\n', f); break;
-	case REPORT_DIAG_IDENTITY: fputs("\n_", f); cell(f, line); fputs("_\n", f); break;
-	default: fputc('\n', f); cell(f, line); fputs("\n\n", f); break;
+	case REPORT_DIAG_AGAINST: fputs("- ", f); report_md_cell(f, line); fputc('\n', f); break;
+	case REPORT_DIAG_IDENTITY: fputs("\n_", f); report_md_cell(f, line); fputs("_\n", f); break;
+	default: fputc('\n', f); report_md_cell(f, line); fputs("\n\n", f); break;
 	}
 }
 
@@ -57,7 +57,7 @@ int report_markdown(FILE *f, const report_ctx *ctx)
 	fprintf(f, "# Block I/O report:");
 	for (size_t k = 0; k < ctx->n; k++) {
 		fprintf(f, "%s", k ? " vs " : " ");
-		cell(f, ctx->d[k].trace->label);
+		report_md_cell(f, ctx->d[k].trace->label);
 	}
 	fprintf(f, "\n");
 	if (ctx->has_sweep) {
@@ -70,7 +70,7 @@ int report_markdown(FILE *f, const report_ctx *ctx)
 		fprintf(f, "\n## Differences\n\n");
 		for (size_t s = 0; s < ctx->nsentences; s++) {
 			fputs("- ", f);
-			cell(f, ctx->sentences[s]);
+			report_md_cell(f, ctx->sentences[s]);
 			fputc('\n', f);
 		}
 		report_table_compare(t, ctx);
@@ -78,7 +78,7 @@ int report_markdown(FILE *f, const report_ctx *ctx)
 	}
 	for (size_t k = 0; k < ctx->n; k++) {
 		fprintf(f, "\n## ");
-		cell(f, ctx->d[k].trace->label);
+		report_md_cell(f, ctx->d[k].trace->label);
 		fputc('\n', f);
 		for (int kind = 0; kind < RT_KINDS; kind++) {
 			report_table_make(t, kind, &ctx->d[k], ctx->cli->top);

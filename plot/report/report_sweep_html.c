@@ -5,25 +5,12 @@
 
 #include "report.h"
 
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 static void stack_html(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 {
 	fputs("<h3>", f);
-	esc(f, st->stack);
+	report_html_esc(f, st->stack);
 	fprintf(f, " (%s)</h3>\n<table>\n<tr><th>", st->work ? "work MB/s: the bytes applications queued" : "device MB/s");
-	esc(f, sw->param);
+	report_html_esc(f, sw->param);
 	fputs("</th><th>MB/s</th><th>work MB/s</th><th>U</th><th>N_busy</th><th>S KiB</th><th>R ms</th>"
 	      "<th>amp</th><th>Q2C ms</th><th>next step: elasticity</th><th>carried by</th></tr>\n", f);
 	for (size_t k = 0; k < st->npoints; k++) {
@@ -43,7 +30,7 @@ static void stack_html(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 			fputs("<td></td><td></td></tr>\n", f);
 	}
 	fprintf(f, "</table>\n<p><strong>Limit: %s.</strong> ", st->limit);
-	esc(f, st->evidence);
+	report_html_esc(f, st->evidence);
 	fputs(".</p>\n", f);
 }
 
@@ -51,7 +38,7 @@ void report_sweep_html(FILE *f, const report_ctx *ctx)
 {
 	const br_sweep *sw = &ctx->sweep;
 	fputs("<h2>Sweep over ", f);
-	esc(f, sw->param);
+	report_html_esc(f, sw->param);
 	fprintf(f, "</h2>\n<p>The knee is the first point after which a step gains less than %.0f %% of linear "
 		   "scaling (elasticity = ln throughput ratio / ln parameter ratio).</p>\n",
 		100 * BR_SWEEP_KNEE_ELASTICITY);
@@ -59,7 +46,7 @@ void report_sweep_html(FILE *f, const report_ctx *ctx)
 		stack_html(f, sw, &sw->stacks[s]);
 	if (ctx->sweep_summary[0]) {
 		fputs("<p><strong>Where they part.</strong> ", f);
-		esc(f, ctx->sweep_summary);
+		report_html_esc(f, ctx->sweep_summary);
 		fputs("</p>\n", f);
 	}
 }

@@ -6,20 +6,10 @@
 
 #include "report.h"
 
-/* Labels are the user's: a '|' would end a table cell. */
-static void text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
 static void stack_md(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 {
 	fputs("\n### ", f);
-	text(f, st->stack);
+	report_md_cell(f, st->stack);
 	fprintf(f, " (%s)\n\n", st->work ? "work MB/s: the bytes applications queued" : "device MB/s");
 	fprintf(f, "| %s | MB/s | work MB/s | U | N_busy | S KiB | R ms | amp | Q2C ms | next step: elasticity | carried by |\n",
 		sw->param);
@@ -43,7 +33,7 @@ static void stack_md(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 			fputs(" | |\n", f);
 	}
 	fprintf(f, "\n**Limit: %s.** ", st->limit);
-	text(f, st->evidence);
+	report_md_cell(f, st->evidence);
 	fputs(".\n", f);
 }
 
@@ -57,7 +47,7 @@ void report_sweep_markdown(FILE *f, const report_ctx *ctx, report_line_fn line)
 		stack_md(f, sw, &sw->stacks[s]);
 	if (ctx->sweep_summary[0]) {
 		fputs("\n**Where they part.** ", f);
-		text(f, ctx->sweep_summary);
+		report_md_cell(f, ctx->sweep_summary);
 		fputc('\n', f);
 	}
 	report_ctx *sub = malloc(sizeof *sub);

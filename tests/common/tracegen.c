@@ -152,3 +152,36 @@ int tg_write_hostile(const char *path, bool writes)
 	tg_free(&b);
 	return rc;
 }
+
+br_event *tg_run_put(tg_run *r, br_event ev)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 4096;
+		tg_run_event *e = realloc(r->e, cap * sizeof *e);
+		if (!e)
+			return NULL;
+		r->e = e;
+		r->cap = cap;
+	}
+	r->e[r->n] = (tg_run_event){ .ev = ev, .order = r->n };
+	return &r->e[r->n++].ev;
+}
+
+static int by_time_then_order(const void *x, const void *y)
+{
+	const tg_run_event *a = x, *b = y;
+	if (a->ev.time != b->ev.time)
+		return a->ev.time < b->ev.time ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+void tg_run_sort(tg_run *r)
+{
+	qsort(r->e, r->n, sizeof *r->e, by_time_then_order);
+}
+
+void tg_run_free(tg_run *r)
+{
+	free(r->e);
+	*r = (tg_run){ 0 };
+}

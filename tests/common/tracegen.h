@@ -48,4 +48,19 @@ extern const char tg_hostile_a[], tg_hostile_b[];
  * 4 KiB IOs each (Q, D, C on 8,0), writes or reads. 0 ok, -1 on error. */
 int tg_write_hostile(const char *path, bool writes);
 
+/* A simulated run's events, put in any order and then sorted by time,
+ * events at the same time keeping the order they were put in. */
+typedef struct tg_run_event {
+	br_event ev;
+	uint64_t order;
+} tg_run_event;
+typedef struct tg_run {
+	tg_run_event *e;
+	size_t n, cap;
+} tg_run;
+/* Append ev; the copy in the run (to adjust), or NULL when out of memory. */
+br_event *tg_run_put(tg_run *r, br_event ev);
+void tg_run_sort(tg_run *r);
+void tg_run_free(tg_run *r);
+
 #endif

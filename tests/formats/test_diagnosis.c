@@ -46,19 +46,6 @@ typedef struct job {
 	uint32_t refused_bytes;
 } job;
 
-typedef struct tev {
-	br_event ev;
-	uint64_t order;
-} tev;
-
-static int by_time(const void *x, const void *y)
-{
-	const tev *a = x, *b = y;
-	if (a->ev.time != b->ev.time)
-		return a->ev.time < b->ev.time ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
 static uint64_t jit(uint32_t *s, uint64_t v, unsigned pct)
 {
 	*s = *s * 1103515245u + 12345u;
@@ -68,25 +55,14 @@ static uint64_t jit(uint32_t *s, uint64_t v, unsigned pct)
 	return (uint64_t)((double)v * f);
 }
 
-typedef struct trace {
-	tev *e;
-	size_t n, cap;
-	uint64_t order;
-	unsigned dropped;
-} trace;
+typedef tg_run trace;
 
 static void put_by(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid,
 		   const char *comm)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 4096;
-		t->e = realloc(t->e, t->cap * sizeof *t->e);
-		cr_assert(t->e);
-	}
-	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, bytes, pid);
-	t->e[t->n].ev.comm = comm;
-	t->e[t->n].order = t->order++;
-	t->n++;
+	br_event *ev = tg_run_put(t, tg_io(time, DEV, 0, action, sec, bytes, pid));
+	cr_assert(ev, "out of memory");
+	ev->comm = comm;
 }
 
 static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
@@ -126,9 +102,7 @@ static void build(const job *j, trace *t)
 				put(t, now + 100, BLK_TA_ISSUE | w, sec, bytes, 100 + s);
 			}
 			uint64_t c = now + 100 + svc;
-			if (lost || (j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1))
-				t->dropped++;
-			else
+			if (!lost && !(j->drop_c_every && io % j->drop_c_every == j->drop_c_every - 1))
 				put(t, c, BLK_TA_COMPLETE | w, sec, bytes, 0);
 			if (j->journal_n) { /* the journal's copy, queued by its thread, far from the data */
 				uint32_t jw = BLK_TC_ACT(BLK_TC_WRITE);
@@ -160,7 +134,7 @@ static void build(const job *j, trace *t)
 					     : c + jit(&seed, j->think_ns, j->jitter_pct);
 		}
 	}
-	qsort(t->e, t->n, sizeof *t->e, by_time);
+	tg_run_sort(t);
 	if (j->cut_at > 0)
 		t->n = (size_t)((double)t->n * j->cut_at);
 }

@@ -36,35 +36,13 @@ typedef struct sim {
 	uint32_t bytes;         /* per IO; 0: 4 KiB */
 } sim;
 
-typedef struct tev {
-	br_event ev;
-	uint64_t order;
-} tev;
-
-typedef struct trace {
-	tev *e;
-	size_t n, cap;
-} trace;
-
-static int by_time(const void *x, const void *y)
-{
-	const tev *a = x, *b = y;
-	if (a->ev.time != b->ev.time)
-		return a->ev.time < b->ev.time ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
+typedef tg_run trace;
 
 static void put(trace *t, uint64_t time, uint32_t action, uint64_t sec, uint32_t bytes, uint32_t pid)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 4096;
-		t->e = realloc(t->e, t->cap * sizeof *t->e);
-		cr_assert(t->e);
-	}
-	t->e[t->n].ev = tg_io(time, DEV, 0, action, sec, bytes, pid);
-	t->e[t->n].ev.comm = pid ? "fio" : NULL;
-	t->e[t->n].order = t->n;
-	t->n++;
+	br_event *ev = tg_run_put(t, tg_io(time, DEV, 0, action, sec, bytes, pid));
+	cr_assert(ev, "out of memory");
+	ev->comm = pid ? "fio" : NULL;
 }
 
 static uint64_t think(const sim *s, uint32_t *seed)
@@ -126,7 +104,7 @@ static void simulate(const sim *s, trace *t)
 			issued++;
 		}
 	}
-	qsort(t->e, t->n, sizeof *t->e, by_time);
+	tg_run_sort(t);
 }
 
 static br_analysis *analyse(const sim *s)

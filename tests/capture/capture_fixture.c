@@ -287,26 +287,6 @@ void cf_count(const char *text, cf_counts *c)
 	}
 }
 
-unsigned long long cf_unrecorded(int rc, const char *err, bool *only_loss)
-{
-	const char *line = err ? strstr(err, "blkreel-capture: drops: ") : NULL;
-	const char *said = line ? strstr(line, " unrecorded=") : NULL;
-	const char *eol = line ? strchr(line, '\n') : NULL;
-	unsigned long long n = said && (!eol || said < eol) ? strtoull(said + 12, NULL, 10) : 0;
-	unsigned long long lost = 0, unrecorded = 0;
-	const char *fail = err ? strstr(err, "blkreel-capture: ") : NULL;
-	for (; fail; fail = strstr(fail + 1, "blkreel-capture: ")) {
-		int end = 0; /* set only when the whole sentence matched */
-		if (sscanf(fail, "blkreel-capture: %llu events lost (%llu completions unrecorded); exit 1%n", &lost,
-			   &unrecorded, &end) == 2 && end > 0)
-			break;
-	}
-	if (!line && fail) /* -q: no summary, only the failure */
-		n = unrecorded;
-	*only_loss = n == 0 ? rc == 0 : rc == 1 && fail && lost == n && unrecorded == n;
-	return n;
-}
-
 static bool state_left(pid_t pid, char *why, size_t size)
 {
 	char path[96];

@@ -77,14 +77,6 @@ typedef struct cf_counts {
 	bool c_once_or_missing;                  /* every IO's C seen once, or missing as above */
 } cf_counts;
 void cf_count(const char *blkparse_text, cf_counts *c);
-/* The completions a capture's check counted as unrecorded (" unrecorded=N"
- * on its stderr's drops line, or with -q its failure's count; 0 when none). *only_loss: the run lost
- * nothing else: exit 0 with none, or exit 1 with "N events lost (N
- * completions unrecorded)". The kernel does not hand perf or BPF the
- * completions it runs in softirq on top of some tasks (capture/README.md):
- * a test of exact events accepts exactly these as missing C records, IO by
- * IO (cf_counts.c_missing), and nothing else. */
-unsigned long long cf_unrecorded(int rc, const char *err, bool *only_loss);
 
 /* True when this test's own captures left nothing behind: no state file of
  * their pids in /run/blkreel, our device's trace/enable back at 0, and (only

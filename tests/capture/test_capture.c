@@ -27,7 +27,7 @@ static void blkparse_counts(const char *pipe_cmd, cf_counts *c, char **text_out)
 }
 
 /* Every IO's D and C once, but for exactly the completions the capture's
- * check counted as unrecorded (cf_unrecorded): those IOs have no C. */
+ * check counted as unrecorded (tu_capture_unrecorded): those IOs have no C. */
 static void check_exact(const cf_counts *c, unsigned long long unrecorded, const char *what)
 {
 	cr_expect_eq(c->d_write, 100, "%s: %zu write D events, want 100", what, c->d_write);
@@ -53,7 +53,7 @@ static void exact_run(const char *backend)
 	int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/run' --split -- %s", backend,
 			    cf.loop, cf.dir, cf_workload());
 	bool only_loss;
-	unsigned long long unrecorded = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "capture exited %d: %s", rc, err ? err : "");
 	cr_expect(strstr(err, backend) != NULL, "the backend is not named: %s", err);
 	cr_expect(strstr(err, "drops: cpu0=0") != NULL, "drops not reported as zero: %s", err);
@@ -118,14 +118,14 @@ Test(capture, two_perf_captures_at_once)
 	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/b' -- %s", cf.loop, cf.dir,
 			    cf_workload());
 	bool only_loss;
-	unsigned long long ub = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long ub = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_expect(only_loss, "second capture exited %d: %s", rc, err);
 	free(err);
 	usleep(300 * 1000);
 	kill(a, SIGINT);
 	int ra = cf_wait(a);
 	err = tu_read_text(errpath);
-	unsigned long long ua = cf_unrecorded(ra, err, &only_loss);
+	unsigned long long ua = tu_capture_unrecorded(ra, err, &only_loss);
 	cr_expect(only_loss, "first capture exited %d after SIGINT (ending a capture is success): %s", ra, err);
 	free(err);
 	char cmd[1024];
@@ -148,7 +148,7 @@ Test(capture, streams_the_compressed_file_to_stdout)
 	int rc = tu_runf(NULL, NULL, &err, "'%s' -q -d %s -o - -- sh -c 'echo noise; %s' > '%s/s.gz'",
 			 tu_bin("blkreel-capture"), cf.loop, cf_workload(), cf.dir);
 	bool only_loss;
-	unsigned long long unrecorded = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "exit %d: %s", rc, err);
 	cr_expect(strstr(err, "noise") != NULL, "the command's stdout should go to stderr: %s", err);
 	free(err);

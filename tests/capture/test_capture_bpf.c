@@ -71,7 +71,7 @@ static size_t count_action(const char *text, const char *act)
 }
 
 /* Every IO's events once, but for exactly the completions the capture's
- * check counted as unrecorded (cf_unrecorded): those IOs have no C. */
+ * check counted as unrecorded (tu_capture_unrecorded): those IOs have no C. */
 static void check_exact(const char *text, unsigned long long unrecorded, const char *what)
 {
 	cf_counts c;
@@ -107,7 +107,7 @@ static void exact_run_bin(const char *env, const char *must_say, bool release)
 	int rc = tu_runf(NULL, NULL, &err, "%s '%s' --backend bpf --no-progress -d %s -o '%s/run' --split -- %s", env,
 			 bin, cf.loop, cf.dir, cf_workload());
 	bool only_loss;
-	unsigned long long unrecorded = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "capture exited %d: %s", rc, err ? err : "");
 	cr_expect(strstr(err, "with the bpf backend") != NULL, "the backend is not named: %s", err);
 	cr_expect(strstr(err, "drops: cpu0=0") != NULL, "drops not reported as zero: %s", err);
@@ -251,7 +251,7 @@ Test(capture_bpf, same_events_as_perf_for_the_same_io)
 		int rc = cf_capture(NULL, &err, "--backend %s --no-progress -d %s -o '%s/%s' -- %s", be[i], cf.loop,
 				    cf.dir, be[i], cf_workload());
 		bool only_loss;
-		unrecorded[i] = cf_unrecorded(rc, err, &only_loss);
+		unrecorded[i] = tu_capture_unrecorded(rc, err, &only_loss);
 		cr_assert(only_loss, "%s capture exited %d: %s", be[i], rc, err);
 		free(err);
 		char *text = parse_capture(be[i]);
@@ -338,14 +338,14 @@ Test(capture_bpf, bad_records_are_counted_stored_and_fail_the_run)
 }
 
 /* A capture whose only loss is completions the kernel did not hand to our
- * programs (counted as unrecorded: cf_unrecorded), with no ring drop and no
+ * programs (counted as unrecorded: tu_capture_unrecorded), with no ring drop and no
  * bad record. Tests about something else accept it besides exit 0; the
  * unrecorded count itself is checked in
  * completions_without_a_record_are_counted_and_fail_the_run. */
 static bool only_unrecorded_lost(int rc, const char *err)
 {
 	bool only_loss;
-	cf_unrecorded(rc, err, &only_loss);
+	tu_capture_unrecorded(rc, err, &only_loss);
 	return only_loss;
 }
 
@@ -703,14 +703,14 @@ Test(capture_bpf, two_captures_at_once)
 	int rc = cf_capture(NULL, &err, "--backend bpf --no-progress -d %s -o '%s/b' -- %s", cf.loop, cf.dir,
 			    cf_workload());
 	bool only_loss;
-	unsigned long long ub = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long ub = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_expect(only_loss, "second capture exited %d: %s", rc, err);
 	free(err);
 	usleep(100 * 1000);
 	kill(a, SIGINT);
 	int ra = cf_wait(a);
 	err = tu_read_text(errpath);
-	unsigned long long ua = cf_unrecorded(ra, err, &only_loss);
+	unsigned long long ua = tu_capture_unrecorded(ra, err, &only_loss);
 	cr_expect(only_loss, "first capture's exit %d after SIGINT (a capture the user ends is a success): %s", ra, err);
 	free(err);
 	char *ta = parse_capture("a"), *tb = parse_capture("b");
@@ -816,7 +816,7 @@ Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
 	int rc = cf_wait(pid);
 	char *err = tu_read_text(errpath);
 	bool only_loss;
-	unsigned long long unrecorded = cf_unrecorded(rc, err, &only_loss);
+	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "lean capture exited %d: %s", rc, err);
 	free(err);
 	/* and blkr_flush, attached to nothing: user space runs it to empty a CPU's stage */

@@ -159,26 +159,6 @@ int rf_replay(char **out, char **err, const char *fmt, ...)
 	return rc;
 }
 
-/* The capture's only loss is completions the kernel did not hand to the
- * backend, which it counted and names (capture/README.md, Limits): the
- * callers judge the replay by its D events and by completions with an
- * error, neither of which a missing completion can fake. */
-static bool only_unrecorded(const char *err)
-{
-	for (const char *p = err ? strstr(err, "blkreel-capture: ") : NULL; p; p = strstr(p + 1, "blkreel-capture: ")) {
-		unsigned long long lost = 0, unrecorded = 0;
-		int end = 0;
-		if (sscanf(p, "blkreel-capture: %llu events lost (%llu completions unrecorded); exit 1%n", &lost,
-			   &unrecorded, &end) == 2 && end > 0) {
-			if (lost != unrecorded)
-				return false;
-			fprintf(stderr, "[INFO] capture of the replay: %llu completions unrecorded (accepted)\n", unrecorded);
-			return true;
-		}
-	}
-	return false;
-}
-
 const char *rf_captured_replay(const char *dev, char **out, const char *fmt, ...)
 {
 	if (access(tu_bin("blkreel-capture"), X_OK) != 0)
@@ -198,8 +178,15 @@ const char *rf_captured_replay(const char *dev, char **out, const char *fmt, ...
 			 rf.dir, capture, dev, replay, args);
 	tu_tracer_unlock(lock);
 	free(args);
-	if (rc == 1 && only_unrecorded(err))
+	/* a loss the capture counted as completions the kernel did not hand
+	 * over is no fault of the replay: the callers judge its D events and
+	 * its completions with an error, which no missing completion fakes */
+	bool only_loss;
+	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
+	if (rc == 1 && only_loss) {
+		fprintf(stderr, "[INFO] capture of the replay: %llu completions unrecorded (accepted)\n", unrecorded);
 		rc = 0;
+	}
 	if (rc != 0 && err && (strstr(err, "backend") || strstr(err, "tracefs")))
 		cr_skip_test("no capture backend here: %s", err);
 	cr_assert_eq(rc, 0, "capture of the replay: %s", err);

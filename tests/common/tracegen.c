@@ -1,5 +1,7 @@
 #include "tracegen.h"
 
+#include "blkreel/analysis.h"
+
 #include <byteswap.h>
 #include <endian.h>
 #include <stdio.h>
@@ -184,4 +186,20 @@ void tg_run_free(tg_run *r)
 {
 	free(r->e);
 	*r = (tg_run){ 0 };
+}
+
+br_analysis *tg_run_analyse(const tg_run *r, br_error *err)
+{
+	br_analysis *a;
+	if (br_analysis_new(&a, NULL, err))
+		return NULL;
+	for (size_t k = 0; k < r->n; k++)
+		if (br_analysis_add(a, &r->e[k].ev, err))
+			goto fail;
+	if (br_analysis_finish(a, err))
+		goto fail;
+	return a;
+fail:
+	br_analysis_free(a);
+	return NULL;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "blkreel/error.h"
 #include "blkreel/event.h"
 
 /* A growable byte buffer of encoded records. */
@@ -62,5 +63,8 @@ typedef struct tg_run {
 br_event *tg_run_put(tg_run *r, br_event ev);
 void tg_run_sort(tg_run *r);
 void tg_run_free(tg_run *r);
+/* The run's events through a new analysis, finished; NULL with *err set. */
+struct br_analysis;
+struct br_analysis *tg_run_analyse(const tg_run *r, br_error *err);
 
 #endif

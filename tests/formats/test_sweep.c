@@ -111,13 +111,10 @@ static br_analysis *analyse(const sim *s)
 {
 	trace t;
 	simulate(s, &t);
-	br_analysis *a;
 	br_error err;
-	cr_assert_eq(br_analysis_new(&a, NULL, &err), 0);
-	for (size_t k = 0; k < t.n; k++)
-		cr_assert_eq(br_analysis_add(a, &t.e[k].ev, &err), 0, "%s", err.msg);
-	cr_assert_eq(br_analysis_finish(a, &err), 0);
-	free(t.e);
+	br_analysis *a = tg_run_analyse(&t, &err);
+	cr_assert(a, "%s", err.msg);
+	tg_run_free(&t);
 	return a;
 }
 

@@ -284,19 +284,28 @@ int cap_capture_setup(cap_capture *s, br_error *err)
  * the kernel does not run BPF programs or perf sampling events for the
  * block completions it runs in softirq on top of some tasks (measured
  * 2026-12-02; capture/README.md), while ftrace's ring buffer records them. */
-static void unrecorded_warning(const cap_capture *s)
+static void unrecorded_warning(const cap_capture *s, uint64_t dropped)
 {
 	const char *be = s->be->name;
 	bool ftrace = strcmp(be, "tracefs") == 0;
+	char where[320];
+	if (ftrace)
+		snprintf(where, sizeof where, "the blk tracer did not record them");
+	else
+		snprintf(where, sizeof where,
+			 "the kernel did not hand %s to the %s backend (completions it ran in a softirq where it calls "
+			 "no BPF program or perf sampling event); the tracefs backend (ftrace's ring buffer) would have "
+			 "seen them",
+			 dropped ? "the rest" : "them", be);
+	char held[128] = "";
+	if (dropped)
+		snprintf(held, sizeof held, "the %llu records the rings dropped or could not parse may hold some of them; ",
+			 (unsigned long long)dropped);
 	fprintf(stderr,
 		"blkreel-capture: warning: the %s completed %llu requests that no C record shows (%s sysfs stat "
-		"counted them)%s%s%s\n",
+		"counted them); %s%s\n",
 		s->cfg.ndevices == 1 ? "device" : "traced devices", (unsigned long long)s->unrecorded,
-		s->cfg.ndevices == 1 ? "its" : "their",
-		ftrace ? "; the blk tracer did not record them" : "; the kernel did not hand them to the ",
-		ftrace ? "" : be,
-		ftrace ? "" : " backend (completions it ran in a softirq where it calls no BPF program or perf "
-			      "sampling event); the tracefs backend (ftrace's ring buffer) would have seen them");
+		s->cfg.ndevices == 1 ? "its" : "their", held, where);
 }
 
 static void summary(cap_capture *s, double secs)
@@ -320,7 +329,8 @@ static void summary(cap_capture *s, double secs)
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
 	char kcounts[80];
 	kernel_counts_text(s, kcounts, sizeof kcounts);
-	total = events_lost(total, s->unrecorded);
+	uint64_t dropped = total;
+	total = events_lost(dropped, s->unrecorded);
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
@@ -329,7 +339,7 @@ static void summary(cap_capture *s, double secs)
 			"program already running on that CPU); events of the traced devices may be among them\n",
 			(unsigned long long)s->missed);
 	if (s->unrecorded)
-		unrecorded_warning(s);
+		unrecorded_warning(s, dropped);
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }
@@ -434,6 +444,7 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
 	char drops[512], note[640], kcounts[80];
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
+	s->dropped = *total_drops - s->bad;
 	/* Every completion the device counted that no C record shows, whatever
 	 * lost it (the kernel, a ring overflow, a bad record): the file says so,
 	 * and readers take up to that many IOs without a C as completed. */

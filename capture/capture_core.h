@@ -32,6 +32,7 @@ typedef struct cap_capture {
 	int child_status;
 	bool child_done;
 	uint64_t *drops;
+	uint64_t dropped;    /* records the rings dropped, read at the end */
 	uint64_t bad;        /* the backend's bad records, read at the end */
 	uint64_t missed;     /* runs of our programs the kernel skipped, read at the end */
 	uint64_t unrecorded; /* completions the devices counted that no record shows */

@@ -105,11 +105,14 @@ int capture_run(const capture_cli *cli)
 	else if (cli->command)
 		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
-		char why[96] = "";
-		if (s.bad && s.unrecorded)
-			snprintf(why, sizeof why, " (%llu completions unrecorded, %llu bad records)",
-				 (unsigned long long)s.unrecorded, (unsigned long long)s.bad);
-		else if (s.bad)
+		/* what was lost, each count once: records dropped or bad, and the
+		 * completions no record shows (dropped records may be some of them) */
+		char why[160] = "";
+		uint64_t dropped = s.dropped + s.bad;
+		if (dropped && s.unrecorded)
+			snprintf(why, sizeof why, " (%llu records dropped or bad, %llu completions unrecorded)",
+				 (unsigned long long)dropped, (unsigned long long)s.unrecorded);
+		else if (s.bad && !s.dropped)
 			snprintf(why, sizeof why, " (%llu bad records)", (unsigned long long)s.bad);
 		else if (s.unrecorded)
 			snprintf(why, sizeof why, " (%llu completions unrecorded)", (unsigned long long)s.unrecorded);

@@ -339,3 +339,23 @@ bool cf_kernel_clean(char *why, size_t size)
 	why[0] = 0;
 	return true;
 }
+
+void cf_expect_drops_in_file(const char *name)
+{
+	char *text = NULL;
+	tu_runf(&text, NULL, NULL,
+		"zcat '%s/%s' | blkparse -i - | awk '/blkreel: drops/ {print} "
+		"$1 ~ /^[0-9]+,[0-9]+$/ && $6 == \"D\" {open[$1 \" \" $8] = 1} "
+		"$1 ~ /^[0-9]+,[0-9]+$/ && $6 == \"C\" {delete open[$1 \" \" $8]} "
+		"END {n = 0; for (k in open) n++; print \"without C\", n}'",
+		cf.dir, name);
+	cr_expect(text && strstr(text, "blkreel: drops cpu0=") && !strstr(text, "cpu0=0 cpu1=0"),
+		  "%s: no drops record with counts in the file: %s", name, text ? text : "");
+	const char *said = text ? strstr(text, " unrecorded=") : NULL;
+	unsigned long long unrecorded = said ? strtoull(said + 12, NULL, 10) : 0;
+	const char *open_ = text ? strstr(text, "without C ") : NULL;
+	unsigned long long without_c = open_ ? strtoull(open_ + 10, NULL, 10) : ~0ull;
+	cr_expect_leq(without_c, unrecorded, "%s: %llu IOs lack their C but the file says unrecorded=%llu: %s", name,
+		      without_c, unrecorded, text ? text : "");
+	free(text);
+}

@@ -85,4 +85,11 @@ void cf_count(const char *blkparse_text, cf_counts *c);
  * machine meanwhile (perf needs no lock) are none of its business. */
 bool cf_kernel_clean(char *why, size_t size);
 
+/* The capture cf.dir/NAME holds a drops record with counts, and every IO
+ * issued (D) whose completion it lacks is among the completions that record
+ * says are unrecorded (dropped C records are: the device completed them);
+ * else a reader would take them as never completed. No backend may lose a
+ * completion silently. */
+void cf_expect_drops_in_file(const char *name);
+
 #endif

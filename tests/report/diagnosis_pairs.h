@@ -54,9 +54,15 @@ enum dp_kind { DP_DIFFERENT, DP_SAME, DP_RERUN };
 #define DP_MIN_RATIO 1.2
 #define DP_SAME_RATIO 1.25
 #define DP_CAPTURES 5
-/* where a recipe holds the device's work fixed (A/A, think time, flushes),
- * the median service time of the two sides must stay this close */
+/* where a recipe holds the device's work fixed (A/A, flushes), the median
+ * service time of the two sides must stay this close */
 #define DP_SAME_D2C 1.5
+/* B's think time in the idle pair (IDLE_THINK_US in make_pairs.sh). A
+ * RAM loop left idle wakes its worker for B's next IO, which adds 70-110 us
+ * to B's service time here (its D2C p50 3-5x A's): the pair holds as built
+ * while that stays under an eighth of the think time, so that thinking,
+ * not serving, makes most of B's time per IO. */
+#define DP_IDLE_THINK_US 2000
 
 /* Skips the test (cr_skip_test) when not root or when the kernel lacks
  * what the pair needs (the script's exit 3); fails it on anything else. */

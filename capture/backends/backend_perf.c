@@ -17,40 +17,15 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "dev_completions.h"
-#include "devices.h"
-#include "spool/names.h"
-#include "backends/rwbs.h"
+#include "backends/perf_sample.h"
 #include "backends/tp_format.h"
 #include "kstate/tracefs_util.h"
+#include "spool/names.h"
 
 #define DEFAULT_RING_BYTES (16u << 20) /* per CPU: ~160k events, 0.3 s at this machine's peak rate */
 
-enum tp_kind { K_BIO, K_RQ, K_COMPLETE, K_SPLIT, K_REMAP };
-
-static const struct tp_def {
-	const char *name;
-	uint32_t action;   /* BLK_TA_* with its category bits */
-	enum tp_kind kind;
-} tp_defs[] = {
-	{ "block_bio_queue", BLK_TA_QUEUE, K_BIO },
-	{ "block_bio_backmerge", BLK_TA_BACKMERGE, K_BIO },
-	{ "block_bio_frontmerge", BLK_TA_FRONTMERGE, K_BIO },
-	{ "block_getrq", BLK_TA_GETRQ, K_BIO },
-	{ "block_rq_insert", BLK_TA_INSERT, K_RQ },
-	{ "block_rq_issue", BLK_TA_ISSUE, K_RQ },
-	{ "block_rq_merge", BLK_TA_BACKMERGE, K_RQ },
-	{ "block_rq_requeue", BLK_TA_REQUEUE, K_RQ },
-	{ "block_rq_complete", BLK_TA_COMPLETE, K_COMPLETE },
-	{ "block_bio_complete", BLK_TA_COMPLETE, K_COMPLETE },
-	{ "block_split", BLK_TA_SPLIT, K_SPLIT },
-	{ "block_bio_remap", BLK_TA_REMAP, K_REMAP },
-	{ "block_rq_remap", BLK_TA_REMAP, K_REMAP },
-};
-#define NTP (sizeof tp_defs / sizeof tp_defs[0])
-
 typedef struct perf_cpu {
-	int fds[NTP];         /* fds[leader] owns the ring; -1 when not opened */
+	int fds[PERF_NTP];    /* fds[leader] owns the ring; -1 when not opened */
 	int leader;
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
@@ -59,17 +34,11 @@ typedef struct perf_cpu {
 } perf_cpu;
 
 typedef struct perf_state {
-	const cap_config *cfg;
 	unsigned ncpu;
 	size_t map_size;
-	tp_format fmt[NTP];
-	bool use[NTP];
+	perf_decoder dec;     /* the tracepoints in use, their layouts, the check */
 	perf_cpu *cpu;
 	uint8_t *scratch;     /* a record that wraps around the ring end */
-	/* the devices' completions against the C records read (perf_unrecorded):
-	 * the kernel does not hand perf's sampling events every completion */
-	cap_dev_check check;
-	bool checking;
 } perf_state;
 
 static long perf_open(struct perf_event_attr *a, int cpu)
@@ -127,16 +96,16 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 {
 	perf_cpu *pc = &st->cpu[c];
 	pc->leader = -1;
-	for (size_t t = 0; t < NTP; t++)
+	for (size_t t = 0; t < PERF_NTP; t++)
 		pc->fds[t] = -1;
-	for (size_t t = 0; t < NTP; t++) {
-		if (!st->use[t])
+	for (size_t t = 0; t < PERF_NTP; t++) {
+		if (!st->dec.use[t])
 			continue;
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof a);
 		a.size = sizeof a;
 		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = st->fmt[t].id;
+		a.config = st->dec.fmt[t].id;
 		a.sample_period = 1;
 		/* As little as the mapping needs: the tracepoint is named by the raw
 		 * record's common_type, the CPU by the ring it lands in. */
@@ -156,12 +125,12 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 			if (errno == ENODEV || errno == EINVAL)
 				return 1; /* an offline CPU */
 			return br_error_set(err, BR_ESYS, errno, NULL, -1, "perf_event_open(%s, cpu %u)",
-					    tp_defs[t].name, c);
+					    perf_tp_defs[t].name, c);
 		}
 		pc->fds[t] = (int)fd;
-		if (st->fmt[t].dev.offset >= 0 && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter))
+		if (st->dec.fmt[t].dev.offset >= 0 && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter))
 			return br_error_set(err, BR_ESYS, errno, NULL, -1, "setting filter '%s' on %s",
-					    filter, tp_defs[t].name);
+					    filter, perf_tp_defs[t].name);
 		if (pc->leader < 0) {
 			pc->leader = (int)t;
 			void *m = mmap(NULL, st->map_size + (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
@@ -180,39 +149,21 @@ static int open_cpu(perf_state *st, unsigned c, const char *filter, br_error *er
 	return 0;
 }
 
-/* block_rq_complete carries the disk's dev_t (rq->q->disk), never a
- * partition's: the filter keeps no C record of a partition to check. */
-static bool disk_carries_c(const cap_device *d)
-{
-	return !cap_device_is_partition(d);
-}
-
-/* Once every completion is sampled: a completion after the count has a C
- * record, unless the kernel did not hand it to us. Only when a complete
- * tracepoint is open (the action mask may leave them out). */
-static void check_start(perf_state *st)
-{
-	for (size_t t = 0; t < NTP; t++)
-		st->checking |= st->use[t] && tp_defs[t].kind == K_COMPLETE;
-	if (st->checking)
-		cap_dev_check_start(&st->check, st->cfg, disk_carries_c);
-}
-
 static int perf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error *err)
 {
 	perf_state *st = vst;
-	st->cfg = cfg;
+	st->dec.cfg = cfg;
 	int rc = cap_tracefs_ensure(cfg->log, ks, err);
 	if (rc)
 		return rc;
 	if (cfg->ncpu > 1024)
 		return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "more than 1024 CPUs");
 	bool any = false;
-	for (size_t t = 0; t < NTP; t++) {
-		st->use[t] = tp_wanted(cfg->act_mask, tp_defs[t].action);
-		if (st->use[t] && tp_format_load(tp_defs[t].name, &st->fmt[t], err))
-			st->use[t] = false; /* an older kernel without this tracepoint */
-		any |= st->use[t];
+	for (size_t t = 0; t < PERF_NTP; t++) {
+		st->dec.use[t] = tp_wanted(cfg->act_mask, perf_tp_defs[t].action);
+		if (st->dec.use[t] && tp_format_load(perf_tp_defs[t].name, &st->dec.fmt[t], err))
+			st->dec.use[t] = false; /* an older kernel without this tracepoint */
+		any |= st->dec.use[t];
 	}
 	if (!any)
 		return br_error_set(err, BR_EUNSUP, 0, NULL, -1, "no block tracepoints for this action mask");
@@ -231,17 +182,17 @@ static int perf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 	for (unsigned c = 0; c < st->ncpu; c++) {
 		st->cpu[c].leader = -1;
-		for (size_t t = 0; t < NTP; t++)
+		for (size_t t = 0; t < PERF_NTP; t++)
 			st->cpu[c].fds[t] = -1;
 	}
 	for (unsigned c = 0; c < st->ncpu; c++)
 		if ((rc = open_cpu(st, c, filter, err)) < 0)
 			return rc;
 	for (unsigned c = 0; c < st->ncpu; c++)
-		for (size_t t = 0; t < NTP; t++)
+		for (size_t t = 0; t < PERF_NTP; t++)
 			if (st->cpu[c].fds[t] >= 0 && ioctl(st->cpu[c].fds[t], PERF_EVENT_IOC_ENABLE, 0))
 				return br_error_set(err, BR_ESYS, errno, NULL, -1, "PERF_EVENT_IOC_ENABLE");
-	check_start(st);
+	perf_decoder_check_start(&st->dec);
 	return 0;
 }
 
@@ -255,89 +206,13 @@ static int perf_fds(void *vst, struct pollfd *pfd, int max)
 	return n;
 }
 
-/* Tracepoint index for a raw record's common_type (its tracepoint id). */
-static int tp_index(const perf_state *st, uint16_t type)
-{
-	for (size_t t = 0; t < NTP; t++)
-		if (st->use[t] && st->fmt[t].id == type)
-			return (int)t;
-	return -1;
-}
-
-static int on_sample(perf_state *st, unsigned c, const uint8_t *p, size_t len, cap_sink *sink, br_error *err)
-{
-	/* TID (pid, tid), TIME, RAW (size, data) */
-	if (len < 8 + 8 + 4)
-		return 0;
-	uint64_t time;
-	uint32_t pid_tid[2], rawlen;
-	memcpy(pid_tid, p, 8);
-	memcpy(&time, p + 8, 8);
-	memcpy(&rawlen, p + 16, 4);
-	const uint8_t *raw = p + 20;
-	if (20 + (size_t)rawlen > len || rawlen < 2)
-		return 0;
-	uint16_t type;
-	memcpy(&type, raw, 2);
-	int t = tp_index(st, type);
-	if (t < 0)
-		return 0;
-	const tp_format *f = &st->fmt[t];
-	char rwbs[16], comm[CAP_COMM_LEN];
-	tp_get_str(raw, rawlen, f->rwbs, rwbs, sizeof rwbs);
-	tp_get_str(raw, rawlen, f->comm, comm, sizeof comm);
-	uint32_t kdev = (uint32_t)tp_get(raw, rawlen, f->dev);
-	br_event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.time = time;
-	ev.sector = tp_get(raw, rawlen, f->sector);
-	ev.action = tp_defs[t].action | (cap_rwbs_categories(rwbs) << BLK_TC_SHIFT);
-	ev.pid = pid_tid[1];
-	ev.device = kdev; /* the tracepoints' dev_t is the kernel's MKDEV, as in blk_io_trace */
-	ev.cpu = c;
-	uint64_t nr = tp_get(raw, rawlen, f->nr_sector);
-	ev.bytes = f->bytes.offset >= 0 ? (uint32_t)tp_get(raw, rawlen, f->bytes) : (uint32_t)(nr << 9);
-	ev.error = (uint16_t)(int32_t)tp_get(raw, rawlen, f->error);
-	uint8_t pdu[16];
-	switch (tp_defs[t].kind) {
-	case K_SPLIT: {
-		/* blktrace's split payload: the new sector, big-endian */
-		uint64_t ns = __builtin_bswap64(tp_get(raw, rawlen, f->new_sector));
-		memcpy(pdu, &ns, 8);
-		ev.pdu = pdu;
-		ev.pdu_len = 8;
-		ev.bytes = 0;
-		break;
-	}
-	case K_REMAP: {
-		/* struct blk_io_trace_remap, big-endian: device_from, device_to, sector_from */
-		uint32_t from = __builtin_bswap32((uint32_t)tp_get(raw, rawlen, f->old_dev));
-		uint32_t to = __builtin_bswap32(kdev);
-		uint64_t sf = __builtin_bswap64(tp_get(raw, rawlen, f->old_sector));
-		memcpy(pdu, &from, 4);
-		memcpy(pdu + 4, &to, 4);
-		memcpy(pdu + 8, &sf, 8);
-		ev.pdu = pdu;
-		ev.pdu_len = 16;
-		break;
-	}
-	case K_COMPLETE:
-		/* before the core's filters: the check is of what the kernel handed over */
-		if (st->checking)
-			cap_dev_check_record(&st->check, st->cfg, kdev);
-		break;
-	default: break;
-	}
-	return cap_sink_push(sink, &ev, comm[0] ? comm : NULL, err);
-}
-
 static int on_record(perf_state *st, unsigned c, const struct perf_event_header *h, cap_sink *sink, br_error *err)
 {
 	const uint8_t *body = (const uint8_t *)(h + 1);
 	size_t len = h->size - sizeof *h;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		return on_sample(st, c, body, len, sink, err);
+		return perf_decoder_sample(&st->dec, c, body, len, sink, err);
 	case PERF_RECORD_LOST:
 		if (len >= 16) {
 			uint64_t lost;
@@ -420,10 +295,9 @@ static int perf_stop(void *vst, br_error *err)
 	perf_state *st = vst;
 	int first = 0;
 	/* Counted before the disable: a completion after it has no record. */
-	if (st->checking)
-		cap_dev_check_end(&st->check, st->cfg);
+	perf_decoder_check_end(&st->dec);
 	for (unsigned c = 0; c < st->ncpu; c++)
-		for (size_t t = 0; t < NTP; t++)
+		for (size_t t = 0; t < PERF_NTP; t++)
 			if (st->cpu[c].fds[t] >= 0 && ioctl(st->cpu[c].fds[t], PERF_EVENT_IOC_DISABLE, 0) && !first)
 				first = br_error_set(err, BR_ESYS, errno, NULL, -1, "PERF_EVENT_IOC_DISABLE");
 	return first;
@@ -435,7 +309,7 @@ static int perf_stop(void *vst, br_error *err)
 static uint64_t perf_unrecorded(void *vst)
 {
 	const perf_state *st = vst;
-	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
+	return perf_decoder_unrecorded(&st->dec);
 }
 
 static void perf_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -454,7 +328,7 @@ static int perf_close(void *vst, cap_kstate *ks, br_error *err)
 	for (unsigned c = 0; st->cpu && c < st->ncpu; c++) {
 		if (st->cpu[c].meta)
 			munmap(st->cpu[c].meta, st->map_size + page);
-		for (size_t t = 0; t < NTP; t++)
+		for (size_t t = 0; t < PERF_NTP; t++)
 			if (st->cpu[c].fds[t] >= 0)
 				close(st->cpu[c].fds[t]);
 	}

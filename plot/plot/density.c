@@ -15,26 +15,18 @@
  * trace that is not in time order) is looked up in the sorted array, and
  * a new cell for it waits in the hash until the open column is sorted. */
 #include "density.h"
+#include "density_grid.h"
 #include "blkreel/error.h"
 #include "tool/io.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define START_COL_NS 10000ull  /* 10 us */
-#define START_ROW_SHIFT 5      /* 16 KiB rows */
-#define COL_COARSEN 2          /* columns grow 4x at a time: fewer coarsenings */
 #define ROW_COARSEN 1          /* rows grow 2x (up to 8x) when cells run out */
-#define ROW_BITS 40
 #define START_BUDGET 1024u
 #define LOW_KEY ((1ull << 44) - 1) /* a key without its column */
 #define IDX_BITS 20            /* a cell's index in a sort: used < 2^20 always */
 #define MIN_SLOTS 1024u
-
-static inline uint64_t key_of(uint64_t col, unsigned dev, uint64_t row)
-{
-	return col << 44 | (uint64_t)dev << ROW_BITS | (row + 1);
-}
 
 int density_init(density *d, uint64_t origin_ns)
 {
@@ -73,30 +65,6 @@ static inline uint16_t sat_add(uint16_t a, uint16_t b)
 	return s > 0xffff ? 0xffff : (uint16_t)s;
 }
 
-/* What density_merge_votes(zeroed cell, c) leaves: the counters largest
- * first, empty ones cleared. Every cell went through that on each rebuild
- * of the hashed grid; doing the same keeps -P's ties where they were. */
-static inline void votes_norm(density_cell *c)
-{
-	uint8_t p0 = c->pid[0], p1 = c->pid[1];
-	uint16_t v0 = c->votes[0], v1 = c->votes[1];
-	if (!v0) {
-		p0 = p1;
-		v0 = v1;
-		v1 = 0;
-	} else if (v1 > v0) {
-		uint8_t tp = p0;
-		uint16_t tv = v0;
-		p0 = p1;
-		v0 = v1;
-		p1 = tp;
-		v1 = tv;
-	}
-	c->pid[0] = v0 ? p0 : 0;
-	c->pid[1] = v1 ? p1 : 0;
-	c->votes[0] = v0;
-	c->votes[1] = v1;
-}
 
 /* c's IOs into t (same key): counts add, saturating; votes merge. */
 static inline void cell_merge(density_cell *t, const density_cell *c)
@@ -130,9 +98,7 @@ static int scratch_room(density *d, size_t n)
 	return 0;
 }
 
-/* Sort a[0..n) (least significant byte first; bytes equal in every value
- * are skipped). tmp has room for n. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+void density_radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 {
 	if (n < 48) {
 		for (size_t i = 1; i < n; i++) {
@@ -198,7 +164,7 @@ static int sort_cells(density *d, const density_cell *c, size_t n, density_cell 
 	uint64_t *k = d->sortkey;
 	for (size_t i = 0; i < n; i++)
 		k[i] = (c[i].key & LOW_KEY) << bits | i;
-	radix_sort(k, d->sorttmp, n);
+	density_radix_sort(k, d->sorttmp, n);
 	for (size_t i = 0; i < n; i++)
 		out[i] = c[k[i] & ((1ull << bits) - 1)];
 	return 0;

@@ -118,8 +118,8 @@ static int rowsum_add(rowsum *r, uint64_t row, unsigned n)
 	return 0;
 }
 
-static void one_range(const plot_opts *o, const plot_data *d, int only_trace, int only_dev,
-		      double *lo, double *hi, char *note, size_t n)
+void plot_offset_range_of(const plot_opts *o, const plot_data *d, int only_trace, int only_dev, double *lo,
+			  double *hi, char *note, size_t n)
 {
 	size_t total = 0;
 	for (size_t t = 0; t < d->n; t++)
@@ -216,7 +216,7 @@ static void one_range(const plot_opts *o, const plot_data *d, int only_trace, in
 void plot_offset_ranges(const plot_opts *o, plot_data *d)
 {
 	offset_range *z = &d->zr_all;
-	one_range(o, d, -1, -1, &z->lo, &z->hi, z->note, sizeof(z->note));
+	plot_offset_range_of(o, d, -1, -1, &z->lo, &z->hi, z->note, sizeof(z->note));
 	d->nbands = 0;
 	d->multi_dev = false;
 	for (size_t t = 0; t < d->n; t++) {
@@ -239,7 +239,7 @@ void plot_offset_ranges(const plot_opts *o, plot_data *d)
 			if (d->n == 1 && b->dev < 0)
 				b->zr = *z; /* the one trace's one band: the whole range again */
 			else
-				one_range(o, d, (int)t, b->dev, &b->zr.lo, &b->zr.hi, b->zr.note,
+				plot_offset_range_of(o, d, (int)t, b->dev, &b->zr.lo, &b->zr.hi, b->zr.note,
 					  sizeof(b->zr.note));
 		}
 	}

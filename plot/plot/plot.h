@@ -94,6 +94,10 @@ void plot_data_free(plot_data *d);
 
 /* offset_range.c: fill d->zr (after plot_load). */
 void plot_offset_ranges(const plot_opts *o, plot_data *d);
+/* The offset range of the IOs of one trace (only_trace, -1 for all) on one
+ * device (only_dev, -1 for all), with its note: what each band gets. */
+void plot_offset_range_of(const plot_opts *o, const plot_data *d, int only_trace, int only_dev, double *lo,
+			  double *hi, char *note, size_t n);
 
 /* csv.c */
 int plot_write_csv(const plot_opts *o, const plot_data *d, const char *path, br_error *err);

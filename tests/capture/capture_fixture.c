@@ -13,10 +13,6 @@
 
 #include "kernel_suite.h"
 #include "testutil.h"
-/* the tool's own mount logic, so the tests set up exactly what it would */
-#include "../../capture/kstate/fs_mount.c"
-
-#define TRACEFS "/sys/kernel/tracing"
 
 cf_state cf;
 

@@ -11,6 +11,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* the tool's own mount logic (capture's archive), so the tests set up
+ * exactly what it would */
+#include "../../capture/kstate/fs_mount.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
 typedef struct cf_state {
 	char *dir;        /* temp dir: disk image, outputs */
 	char loop[64];    /* /dev/loopN we created, "" when none */

@@ -3,14 +3,14 @@
  * reading both the compressed file and the --split set; two perf captures
  * at once. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
-/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
- * as source so both capture suites use one copy. */
-#include "capture_fixture.c"
+#include "capture_fixture.h"
 
 TestSuite(capture, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
 

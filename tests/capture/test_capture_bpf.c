@@ -21,9 +21,7 @@
 
 #include "hooks.h"
 #include "testutil.h"
-/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
- * as source so the capture suites use one copy. */
-#include "capture_fixture.c"
+#include "capture_fixture.h"
 
 TestSuite(capture_bpf, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
 

@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-/* The build links tests/<module>/test_*.c alone; the shared fixture comes in
- * as source so both capture suites use one copy. */
-#include "capture_fixture.c"
+#include "capture_fixture.h"
 
 TestSuite(capture_safety, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
 

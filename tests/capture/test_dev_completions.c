@@ -6,10 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* capture/ is a tool, not a library: the module under test comes in as
- * source, with the sysfs facts it asks of devices.c. */
-#include "../../capture/dev_completions.c"
-#include "../../capture/devices.c"
+#include "blkreel/event.h"
+
+/* capture/'s modules come from its internal archive, through its headers */
+#include "../../capture/dev_completions.h"
+#include "../../capture/devices.h"
 
 static char root[64];
 

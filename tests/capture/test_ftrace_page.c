@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "blkreel/event.h"
-/* capture/ is a tool, not a library: the module under test comes in as source. */
-#include "../../capture/backends/ftrace_page.c"
+/* capture/'s modules come from its internal archive, through its headers */
+#include "../../capture/backends/ftrace_page.h"
 
 typedef struct pagebuf {
 	uint8_t b[4096];

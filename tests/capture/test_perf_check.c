@@ -1,6 +1,7 @@
 /* test_perf_check.c — the perf backend's completion check without a
  * kernel: a device's sysfs stat made here, block_rq_complete samples fed
- * through the backend's own sample path, the count read again at its stop.
+ * through the backend's own sample path (perf_sample.c), the count read
+ * again where the backend stops.
  * A gap between the two (completions the kernel never handed over) must
  * come out as unrecorded, and nothing else may. */
 #include <criterion/criterion.h>
@@ -9,13 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* capture/ is a tool, not a library: the backend comes in as source, with
- * what it needs to map a sample; the sink and tracefs are stood in for below. */
-#include "../../capture/backends/backend_perf.c"
-#include "../../capture/backends/rwbs.c"
-#include "../../capture/backends/tp_format.c"
-#include "../../capture/dev_completions.c"
-#include "../../capture/devices.c"
+#include "blkreel/event.h"
+
+/* capture/'s sample path, from its internal archive; the sink is stood in
+ * for below */
+#include "../../capture/backends/perf_sample.h"
 
 /* The sink: C records pushed, per device. */
 static uint64_t pushed_c;
@@ -33,13 +32,6 @@ void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm)
 	(void)s;
 	(void)pid;
 	(void)comm;
-}
-int cap_tracefs_ensure(FILE *log, cap_kstate *ks, br_error *err)
-{
-	(void)log;
-	(void)ks;
-	(void)err;
-	return 0;
 }
 
 static char root[64];
@@ -79,12 +71,12 @@ static void disk(const char *name, unsigned reads, unsigned writes)
 #define TP_ID 1234
 enum { OFF_DEV = 8, OFF_SECTOR = 16, OFF_NR = 24, OFF_ERR = 28, OFF_RWBS = 32, RAW_LEN = 48 };
 
-static void perf_setup(perf_state *st, cap_config *cfg)
+static void perf_setup(perf_decoder *st, cap_config *cfg)
 {
 	memset(st, 0, sizeof *st);
 	st->cfg = cfg;
-	for (size_t t = 0; t < NTP; t++)
-		if (strcmp(tp_defs[t].name, "block_rq_complete") == 0) {
+	for (size_t t = 0; t < PERF_NTP; t++)
+		if (strcmp(perf_tp_defs[t].name, "block_rq_complete") == 0) {
 			st->use[t] = true;
 			tp_format *f = &st->fmt[t];
 			memset(f, 0xff, sizeof *f); /* every field absent (-1) ... */
@@ -98,7 +90,7 @@ static void perf_setup(perf_state *st, cap_config *cfg)
 }
 
 /* One sample of block_rq_complete on dev, through the backend's sample path. */
-static void complete(perf_state *st, uint32_t dev, uint64_t sector)
+static void complete(perf_decoder *st, uint32_t dev, uint64_t sector)
 {
 	uint8_t buf[20 + RAW_LEN];
 	memset(buf, 0, sizeof buf);
@@ -115,7 +107,7 @@ static void complete(perf_state *st, uint32_t dev, uint64_t sector)
 	memcpy(raw + OFF_NR, &nr, 4);
 	memcpy(raw + OFF_RWBS, "R", 2);
 	br_error err;
-	cr_assert_eq(on_sample(st, 0, buf, sizeof buf, NULL, &err), 0);
+	cr_assert_eq(perf_decoder_sample(st, 0, buf, sizeof buf, NULL, &err), 0);
 }
 
 static cap_device dev_at(const char *name, unsigned ma, unsigned mi)
@@ -130,21 +122,18 @@ Test(perf_check, completions_the_kernel_did_not_hand_over_are_unrecorded)
 	disk("loop0", 100, 50);
 	cap_config cfg = { .ndevices = 1, .act_mask = 0xffff };
 	cfg.devices[0] = dev_at("loop0", 7, 0);
-	perf_state st;
+	perf_decoder st;
 	perf_setup(&st, &cfg);
-	check_start(&st);
+	perf_decoder_check_start(&st);
 	cr_assert(st.checking, "a complete tracepoint is open: the check runs");
 	/* the device completes 40 requests; the kernel hands over 32 */
 	for (uint64_t i = 0; i < 32; i++)
 		complete(&st, BR_MKDEV(7, 0), 8 * i);
 	disk("loop0", 130, 60);
-	br_error err;
-	cr_assert_eq(perf_stop(&st, &err), 0);
+	perf_decoder_check_end(&st);
 	cr_expect_eq(pushed_c, 32, "every sample reached the sink");
-	cr_expect_eq(perf_unrecorded(&st), 8, "a gap of 8 completions: %llu said",
-		     (unsigned long long)perf_unrecorded(&st));
-	cr_expect(cap_backend_perf.unrecorded == perf_unrecorded,
-		  "the core reads the check through the backend's table");
+	cr_expect_eq(perf_decoder_unrecorded(&st), 8, "a gap of 8 completions: %llu said",
+		     (unsigned long long)perf_decoder_unrecorded(&st));
 }
 
 Test(perf_check, no_gap_no_other_devices_and_partitions_count_nothing)
@@ -154,9 +143,9 @@ Test(perf_check, no_gap_no_other_devices_and_partitions_count_nothing)
 	cap_config cfg = { .ndevices = 2, .act_mask = 0xffff };
 	cfg.devices[0] = dev_at("loop0", 7, 0);
 	cfg.devices[1] = dev_at("loop1", 7, 1);
-	perf_state st;
+	perf_decoder st;
 	perf_setup(&st, &cfg);
-	check_start(&st);
+	perf_decoder_check_start(&st);
 	for (uint64_t i = 0; i < 5; i++)
 		complete(&st, BR_MKDEV(7, 0), 8 * i);
 	for (uint64_t i = 0; i < 7; i++) /* more records than completions: partial ones */
@@ -164,9 +153,8 @@ Test(perf_check, no_gap_no_other_devices_and_partitions_count_nothing)
 	complete(&st, BR_MKDEV(7, 9), 0); /* a device not traced counts for none */
 	disk("loop0", 15, 0);
 	disk("loop1", 16, 0);
-	br_error err;
-	cr_assert_eq(perf_stop(&st, &err), 0);
-	cr_expect_eq(perf_unrecorded(&st), 0);
+	perf_decoder_check_end(&st);
+	cr_expect_eq(perf_decoder_unrecorded(&st), 0);
 
 	/* a partition's C records carry its disk's dev_t under perf: not checked */
 	char path[256];
@@ -185,7 +173,7 @@ Test(perf_check, no_gap_no_other_devices_and_partitions_count_nothing)
 	cap_config pc = { .ndevices = 1, .act_mask = 0xffff };
 	pc.devices[0] = dev_at("loop0/p1", 259, 1);
 	perf_setup(&st, &pc);
-	check_start(&st);
+	perf_decoder_check_start(&st);
 	cr_expect(!st.check.counted[0], "a partition is not checked by perf");
 }
 
@@ -194,14 +182,13 @@ Test(perf_check, an_action_mask_without_completions_checks_nothing)
 	disk("loop0", 10, 0);
 	cap_config cfg = { .ndevices = 1, .act_mask = BLK_TC_ISSUE };
 	cfg.devices[0] = dev_at("loop0", 7, 0);
-	perf_state st;
+	perf_decoder st;
 	perf_setup(&st, &cfg);
-	for (size_t t = 0; t < NTP; t++)
+	for (size_t t = 0; t < PERF_NTP; t++)
 		st.use[t] = false; /* what perf_start opens for this mask */
-	check_start(&st);
+	perf_decoder_check_start(&st);
 	disk("loop0", 50, 0);
-	br_error err;
-	cr_assert_eq(perf_stop(&st, &err), 0);
+	perf_decoder_check_end(&st);
 	cr_expect(!st.checking);
-	cr_expect_eq(perf_unrecorded(&st), 0);
+	cr_expect_eq(perf_decoder_unrecorded(&st), 0);
 }

@@ -18,14 +18,16 @@
 
 #include "testutil.h"
 
-/* capture/ is a tool, not a library: the modules under test come in as source. */
-#include "../../capture/backends/bpf_decode.c"
-#include "../../capture/spool/merge.c"
-#include "../../capture/spool/names.c"
-#include "../../capture/spool/raw_convert.c"
-#include "../../capture/spool/sink.c"
-#include "../../capture/spool/spool.c"
-#include "../../capture/spool/spool_writer.c"
+/* capture/ is a tool: its modules come from its internal archive, through its headers */
+#include "../../capture/backends/bpf/capture_record.h"
+#include "../../capture/backends/bpf_decode.h"
+#include "../../capture/spool/merge.h"
+#include "../../capture/spool/names.h"
+#include "../../capture/spool/raw_convert.h"
+#include "../../capture/spool/raw_spool.h"
+#include "../../capture/spool/sink.h"
+#include "../../capture/spool/spool.h"
+#include "../../capture/spool/spool_writer.h"
 
 TestSuite(raw_spool, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 60);
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "blkreel/event.h"
-/* capture/ is a tool, not a library: the module under test comes in as source. */
-#include "../../capture/backends/rwbs.c"
+/* capture/'s modules come from its internal archive, through its headers */
+#include "../../capture/backends/rwbs.h"
 
 static const struct {
 	const char *tp;        /* what the kernel's tracepoint says */

@@ -15,7 +15,7 @@
 #include "testutil.h"
 #include "blkreel/json.h"
 
-#include "../../replay/report_json.c"
+#include "../../replay/report.h"
 
 TestSuite(json, .init = tu_dir_setup, .fini = tu_dir_teardown);
 

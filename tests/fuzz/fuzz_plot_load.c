@@ -9,12 +9,7 @@
 
 #include "fuzz_events.h"
 #include "tracegen.h"
-#include "../common/tracegen.c"
-#include "../../plot/plot/density.c"
-#include "../../plot/plot/marks.c"
-#include "../../plot/plot/load.c"
-#include "../../plot/plot/axes.c"
-#include "../../plot/plot/offset_range.c"
+#include "../../plot/plot/plot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "fuzz_events.h"
-#include "../../replay/io.c"
-#include "../../replay/plan.c"
+#include "../../replay/io.h"
+#include "../../replay/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 
 #include "blkreel/stats.h"
 
-#include "../../plot/plot/density.c"
+#include "../../plot/plot/density_grid.h"
 
 typedef struct mark {
 	uint64_t t, sector;
@@ -224,7 +224,7 @@ Test(density, radix_sort_sorts)
 			 *t = malloc((n + 1) * sizeof(*t));
 		for (size_t i = 0; i < n; i++)
 			a[i] = b[i] = n % 3 ? rnd(&s) : rnd(&s) & 0xff00ff;
-		radix_sort(a, t, n);
+		density_radix_sort(a, t, n);
 		qsort(b, n, sizeof(*b), u64_cmp);
 		for (size_t i = 0; i < n; i++)
 			cr_assert_eq(a[i], b[i], "n %zu, at %zu", n, i);

@@ -9,9 +9,9 @@
 
 #include "blkreel/stats.h"
 
-#include "../../plot/plot/density.c"
-#include "../../plot/plot/axes.c"
-#include "../../plot/plot/offset_range.c"
+#include "../../plot/plot/density.h"
+#include "../../plot/plot/axes.h"
+#include "../../plot/plot/plot.h"
 
 static br_stats_totals totals = { .io_kind = BR_KIND_C };
 
@@ -63,13 +63,13 @@ static void free_data(plot_data *d)
 	free(d);
 }
 
-/* the band's range is what one_range gives for its trace and device */
+/* the band's range is what plot_offset_range_of gives for its trace and device */
 static void expect_own_range(const plot_data *d, size_t band)
 {
 	plot_opts o = { .width = 1600 };
 	const plot_band *b = &d->bands[band];
 	offset_range want;
-	one_range(&o, d, b->trace, b->dev, &want.lo, &want.hi, want.note, sizeof(want.note));
+	plot_offset_range_of(&o, d, b->trace, b->dev, &want.lo, &want.hi, want.note, sizeof(want.note));
 	cr_expect_eq(b->zr.lo, want.lo, "band %zu: lo %g, its own IOs give %g", band, b->zr.lo, want.lo);
 	cr_expect_eq(b->zr.hi, want.hi, "band %zu: hi %g, its own IOs give %g", band, b->zr.hi, want.hi);
 	cr_expect_str_eq(b->zr.note, want.note, "band %zu", band);

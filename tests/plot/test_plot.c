@@ -8,21 +8,22 @@
  * writers (libpng) against libpng's decoder and ffmpeg, and the font
  * loading with its fallback. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "testutil.h"
 #include "blkreel/event.h"
 #include "blkreel/writer.h"
 
-#include "../../plot/plot/fonts.c"
-#include "../../plot/plot/bigbuf.c"
-#include "../../plot/plot/png_write.c"
-#include "../../plot/plot/apng.c"
+#include "../../plot/plot/fonts.h"
+#include "../../plot/plot/bigbuf.h"
+#include "../../plot/plot/png_write.h"
 #include <dlfcn.h>
 
 #define MS 1000000ull

@@ -16,7 +16,7 @@
 #include "blkreel/stats.h"
 #include "blkreel/writer.h"
 
-#include "../../plot/plot/density.c"
+#include "../../plot/plot/density.h"
 
 #define MS 1000000ull
 #define US 1000ull

@@ -22,7 +22,7 @@
 
 #include "testutil.h"
 #include "tracegen.h"
-#include "replay_fixture.c"
+#include "replay_fixture.h"
 
 #define AB_IOS 1500
 #define AB_STEP_NS 400000ull   /* 2500 IO/s, one at a time: 0.6 s */

@@ -16,8 +16,9 @@
 
 #include "blkreel/reader.h"
 #include "testutil.h"
-#include "replay_fixture.c"
-#include "../../replay/pattern.c"
+#include "tracegen.h"
+#include "replay_fixture.h"
+#include "../../replay/pattern.h"
 
 TestSuite(replay_kernel, .init = rf_setup, .fini = rf_teardown, .timeout = 120);
 

@@ -3,20 +3,22 @@
  * completion matching for --closed), and the in-flight depth chosen from
  * the target queues (a fake sysfs tree). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "testutil.h"
 #include "tracegen.h"
 
-#include "../../replay/depth.c"
-#include "../../replay/io.c"
-#include "../../replay/pattern.c"
-#include "../../replay/plan.c"
-#include "../../replay/probe.c"
-#include "../../replay/safety.c"
-#include "../../replay/scan.c"
-#include "../../replay/target.c"
+#include "../../replay/depth.h"
+#include "../../replay/io.h"
+#include "../../replay/pattern.h"
+#include "../../replay/plan.h"
+#include "../../replay/probe.h"
+#include "../../replay/safety.h"
+#include "../../replay/scan.h"
+#include "../../replay/target.h"
 
 /* ---- pattern ---------------------------------------------------------------- */
 

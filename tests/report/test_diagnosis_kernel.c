@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diagnosis_pairs.c"
+#include "diagnosis_pairs.h"
 #include "testutil.h"
 
 TestSuite(diagnosis_kernel, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 300);

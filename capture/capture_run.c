@@ -105,17 +105,19 @@ int capture_run(const capture_cli *cli)
 	else if (cli->command)
 		result = s.child_done ? s.child_status : 1;
 	if (result == 0 && total_drops && !cli->allow_drops) {
-		/* what was lost, each count once: records dropped or bad, and the
-		 * completions no record shows (dropped records may be some of them) */
+		/* what was lost, each count once: records dropped, records bad, and
+		 * the completions no record shows (lost records may be some of them) */
 		char why[160] = "";
-		uint64_t dropped = s.dropped + s.bad;
-		if (dropped && s.unrecorded)
-			snprintf(why, sizeof why, " (%llu records dropped or bad, %llu completions unrecorded)",
-				 (unsigned long long)dropped, (unsigned long long)s.unrecorded);
-		else if (s.bad && !s.dropped)
-			snprintf(why, sizeof why, " (%llu bad records)", (unsigned long long)s.bad);
-		else if (s.unrecorded)
-			snprintf(why, sizeof why, " (%llu completions unrecorded)", (unsigned long long)s.unrecorded);
+		size_t used = 0;
+		const struct { uint64_t n; const char *what; } lost[] = {
+			{ s.dropped, "records dropped" }, { s.bad, "bad records" },
+			{ s.unrecorded, "completions unrecorded" } };
+		for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
+			if (lost[i].n && used < sizeof why)
+				used += (size_t)snprintf(why + used, sizeof why - used, "%s%llu %s", used ? ", " : " (",
+							 (unsigned long long)lost[i].n, lost[i].what);
+		if (used && used < sizeof why)
+			snprintf(why + used, sizeof why - used, ")");
 		fprintf(stderr, "blkreel-capture: %llu events lost%s; exit 1 (--allow-drops to accept)\n",
 			(unsigned long long)total_drops, why);
 		result = 1;

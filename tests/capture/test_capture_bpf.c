@@ -294,8 +294,9 @@ static uint64_t bad_run(const char *env, const char *name, uint64_t *events)
 	int rc = tu_runf(NULL, NULL, &err, "%s BLKREEL_BPF_SPOIL_EVERY=3 '%s' --backend bpf --no-progress -d %s -o '%s/%s' -- %s",
 			 env, tu_hook_bin("blkreel-capture"), cf.loop, cf.dir, name, randread(1));
 	cr_expect_eq(rc, 1, "%s: exit %d with bad records, want 1: %s", env, rc, err ? err : "");
-	const char *lost = err ? strstr(err, "bad records); exit 1 (--allow-drops to accept)") : NULL;
-	cr_expect(lost != NULL, "%s: the failure does not name the bad records: %s", env, err ? err : "");
+	const char *exit_line = err ? strstr(err, "events lost (") : NULL;
+	cr_expect(exit_line && strstr(exit_line, " bad records") && strstr(exit_line, "; exit 1 (--allow-drops to accept)"),
+		  "%s: the failure does not name the bad records: %s", env, err ? err : "");
 	const char *said = err ? strstr(err, "drops: cpu0=") : NULL;
 	const char *bad = said ? strstr(said, " bad=") : NULL;
 	cr_expect(bad != NULL, "%s: the summary does not count bad records: %s", env, err ? err : "");

@@ -252,6 +252,30 @@ Test(sweep, concurrency_capped)
 	release(&sw, keep);
 }
 
+/* Four tags at a device that slows as requests share it (100 us each up to
+ * 2 clients, 250 us past): the knee comes at 2, before N_busy reaches the
+ * cap, and R grows past it; N_busy stops at 4 over the last step, which
+ * queueing at a busy device would not do (tests/report/pairs'
+ * sweep_nr_requests on a disk-backed loop looks like this). */
+static void four_tags_slowing(unsigned k, sim *s)
+{
+	s->tags = 4;
+	s->service_ns = (k > 2 ? 250 : 100) * US;
+	s->think_ns = 100 * US;
+}
+
+Test(sweep, concurrency_capped_past_the_knee)
+{
+	br_sweep sw;
+	br_analysis *keep[NPOINTS];
+	sweep_of("nr4", four_tags_slowing, 43, &sw, keep);
+	expect_sweep(&sw, "concurrency_capped", 2);
+	const br_sweep_stack *st = &sw.stacks[0];
+	cr_expect(fabs(st->points[NPOINTS - 1].f.nbusy - 4.0) < 0.1, "N_busy %.3f", st->points[NPOINTS - 1].f.nbusy);
+	cr_expect_gt(st->points[NPOINTS - 1].f.r / st->points[st->knee].f.r, 1.5, "R grew past the knee");
+	release(&sw, keep);
+}
+
 /* Past 2 clients each request carries less (64 KiB at 1 and 2 clients,
  * 128 KiB / K past that: splits, less merging): MB/s flat, N_busy grows, S
  * falls. */

@@ -44,6 +44,20 @@ static const char *fallback(const br_sweep_point *a, const br_sweep_point *b)
 	return limit[worst];
 }
 
+/* N_busy stopped growing over the last step past the knee, at more than one
+ * request, while the parameter grew: whatever the clients add waits for a
+ * slot (a tag, nr_requests, a scheduler's or cgroup's limit). More clients
+ * at a device that is merely busy queue at it, and N_busy grows with them. */
+static bool tail_capped(const br_sweep_stack *st)
+{
+	size_t last = st->npoints - 1;
+	if (last < 1 || (long)(last - 1) < st->knee)
+		return false;
+	const br_sweep_point *p = &st->points[last - 1], *b = &st->points[last];
+	return b->value / p->value >= BR_SWEEP_N_GROWTH && ratio(p->f.nbusy, b->f.nbusy) < BR_SWEEP_N_GROWTH &&
+	       b->f.nbusy >= BR_SWEEP_N_SERIAL;
+}
+
 void sweep_judge(br_sweep_stack *st, const char *param)
 {
 	st->knee = -1;
@@ -104,6 +118,13 @@ void sweep_judge(br_sweep_stack *st, const char *param)
 		st->limit = "serialised";
 		snprintf(ev, evn, "%s: N_busy stays at most %.2f (%.2f -> %.2f) while U %.2f -> %.2f: one request "
 				  "at a time", head, nmax, a->f.nbusy, b->f.nbusy, a->f.u, b->f.u);
+	} else if (tail_capped(st)) {
+		const br_sweep_point *p = &st->points[last - 1];
+		st->limit = "concurrency_capped";
+		snprintf(ev, evn, "%s: N_busy stops at %.2f -> %.2f (%.2fx) from %s=%g to %g, after %.2f at %g; U %.2f "
+				  "-> %.2f, R %.3f -> %.3f ms: requests wait for a slot, not for the device",
+			 head, p->f.nbusy, b->f.nbusy, ratio(p->f.nbusy, b->f.nbusy), param, p->value, b->value,
+			 a->f.nbusy, a->value, a->f.u, b->f.u, a->f.r / 1e6, b->f.r / 1e6);
 	} else if (b->f.u >= BR_SWEEP_U_SATURATED && rn >= BR_SWEEP_N_GROWTH && log(rr) >= 0.5 * log(rn)) {
 		st->limit = "device_saturated";
 		snprintf(ev, evn, "%s: N_busy %.2f -> %.2f (%.2fx) and R %.3f -> %.3f ms (%.2fx) with U %.2f -> "

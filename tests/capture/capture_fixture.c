@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel_suite.h"
 #include "testutil.h"
 
 cf_state cf;

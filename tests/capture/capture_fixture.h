@@ -43,8 +43,8 @@ void cf_teardown(void);
  * tracefs when it is not mounted (with the tool's own code,
  * capture/kstate/fs_mount.c; teardown unmounts it before letting the lock go) and
  * creates a loop device over a sparse file of mib MiB. A suite using this
- * fixture runs one test at a time and one kernel suite at a time
- * (tests/common/kernel_suite.h). */
+ * fixture is a kernel suite: it includes tests/common/kernel_suite.h, which
+ * runs one test at a time and one kernel suite at a time. */
 void cf_kernel_test(unsigned mib);
 
 /* One more loop device of ours (a sparse file in cf.dir, detached at

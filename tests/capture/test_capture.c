@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "capture_fixture.h"
 

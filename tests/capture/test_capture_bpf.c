@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "capture_fixture.h"
 

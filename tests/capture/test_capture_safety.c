@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "capture_fixture.h"
 

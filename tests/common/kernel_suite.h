@@ -1,9 +1,10 @@
 /* kernel_suite.h — the main() of every suite that touches the kernel's
  * machine-wide state (the blk tracer, tracefs mounted or not, --cleanup of
  * dead captures, loop devices and the CPU time a timing-sensitive test
- * measures). Included once, by each kernel fixture (capture_fixture.c,
- * replay_fixture.c, diagnosis_pairs.c), so a suite that uses one is safe
- * however it is started:
+ * measures). Included by each kernel suite's own file (test_capture.c,
+ * test_replay_kernel.c, test_diagnosis_kernel.c, ...), never by a fixture:
+ * a fixture is in its module's archive, which CPU suites link too. So a
+ * kernel suite is safe however it is started:
  *  - one test at a time, whatever --jobs or CRITERION_JOBS says: one test's
  *    teardown must never unmount tracefs or --cleanup a capture under a
  *    test beside it (Criterion 2.4 honours jobs set after its arguments

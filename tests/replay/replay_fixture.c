@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel_suite.h"
 #include "testutil.h"
 #include "tracegen.h"
 

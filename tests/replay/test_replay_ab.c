@@ -5,8 +5,8 @@
  * nothing claimed when they cannot tell); the same target against
  * itself: an empty diagnosis; a refused target stops everything before any
  * round; a SIGINT in a round leaves no capture attached, no report and no
- * half round, the rounds done readable. A kernel suite (the lock of
- * kernel_suite.h, through replay_fixture.c); skips only where not root or
+ * half round, the rounds done readable. A kernel suite (kernel_suite.h);
+ * skips only where not root or
  * without a capture backend. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "tracegen.h"
 #include "replay_fixture.h"

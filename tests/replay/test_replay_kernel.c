@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "blkreel/reader.h"
+#include "kernel_suite.h"
 #include "testutil.h"
 #include "tracegen.h"
 #include "replay_fixture.h"

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel_suite.h"
 #include "testutil.h"
 
 /* The JSON goes through python3's json module and comes back as tab-separated

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "diagnosis_pairs.h"
+#include "kernel_suite.h"
 #include "testutil.h"
 
 TestSuite(diagnosis_kernel, .init = tu_dir_setup, .fini = tu_dir_teardown, .timeout = 300);

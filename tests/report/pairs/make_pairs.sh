@@ -47,7 +47,11 @@ RT_PRIO=10
 IDLE_THINK_US=2000
 RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
 
-PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read rerun_randread)
+PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read rerun_randread
+    sweep_host sweep_disk sweep_fsync sweep_nr_requests)
+# A sweep (sweep_*) is the same job captured at each of SWEEP_JOBS fio numjobs, one capture per
+# point, into DIR/SWEEP/jN.blktrace.gz: its limit past the knee is known (blkreel/sweep.h).
+SWEEP_JOBS=(1 2 4 8 16)
 
 log() { printf '[make_pairs] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -201,6 +205,22 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         DIFF="nothing: the same job captured twice, one run after the other, as a user would (not at once)"
         WORKLOAD="4 KiB random reads, libaio iodepth 8, O_DIRECT, ${RUN_S} s, one RAM-backed loop"
         EXPECT="none confirmed: a timing shift between the runs is listed as unconfirmed at most" ;;
+    sweep_host)
+        DIFF="fio numjobs ${SWEEP_JOBS[*]}"
+        WORKLOAD="256 KiB random writes, psync, O_DIRECT, each block hashed (fio verify=sha512 without the read-back: about 1 ms of CPU per write here), ${RUN_S} s per point, RAM-backed loop; the jobs at ordinary priority, the loop's workers at SCHED_FIFO: past as many jobs as CPUs, the jobs wait for a CPU and the device idles"
+        EXPECT="host_bound" ;;
+    sweep_disk)
+        DIFF="fio numjobs ${SWEEP_JOBS[*]}"
+        WORKLOAD="4 KiB random reads over ${IMG_MIB} MiB, psync, O_DIRECT, ${RUN_S} s per point, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing)"
+        EXPECT="device_saturated" ;;
+    sweep_fsync)
+        DIFF="fio numjobs ${SWEEP_JOBS[*]}"
+        WORKLOAD="4 KiB buffered writes, each job to its own 4 MiB file in ext4 (data=ordered), fsync after every write, ${RUN_S} s per point, disk-backed loop (direct-io=on): every fsync waits on the journal's commit, one at a time"
+        EXPECT="serialised" ;;
+    sweep_nr_requests)
+        DIFF="fio numjobs ${SWEEP_JOBS[*]}"
+        WORKLOAD="4 KiB random reads, psync, O_DIRECT, ${RUN_S} s per point, disk-backed loop (direct-io=on) with queue/nr_requests at its least and no scheduler"
+        EXPECT="concurrency_capped" ;;
     aa_buffered_read)
         DIFF="nothing (A/A)"
         WORKLOAD="4 KiB sequential buffered reads of the whole device ($BIG_MIB MiB), page cache dropped first, queue/read_ahead_kb 32 on both sides (so it is thousands of requests, not tens), RAM-backed loop; $AT_ONCE"
@@ -461,9 +481,53 @@ run_pair() {
         knob "$LA" read_ahead_kb 32
         knob "$LB" read_ahead_kb 32
         capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
+    sweep_host)
+        attach ram; LA=$L
+        fio_on "$LA" --rw=randwrite --bs=256k --direct=1 --ioengine=psync --verify=sha512 --do_verify=0 \
+            --size="${IMG_MIB}M" "${TIMED[@]}"
+        # the capture at SCHED_FIFO (it must keep up), the hashing jobs not: at SCHED_FIFO they
+        # would starve the machine, and the point is that they wait for a CPU
+        sweep "$p" "$LA" chrt -o 0 "${FIO[@]}" ;;
+    sweep_disk)
+        attach disk; LA=$L
+        warm "$LA"
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
+        sweep "$p" "$LA" "${FIO[@]}" ;;
+    sweep_fsync)
+        attach disk; LA=$L
+        mkfs.ext4 -q -F -b 4096 "$LA"
+        MNT=$TMP/mnt
+        mkdir -p "$MNT"
+        mount -t ext4 "$LA" "$MNT"
+        sweep "$p" "$LA" fio "${FIO_GLOBAL[@]/--size=64M/--size=4M}" --name=job --directory="$MNT" --rw=write \
+            --bs=4k --ioengine=psync --fsync=1 --fallocate=none "${TIMED[@]}"
+        umount "$MNT"
+        MNT="" ;;
+    sweep_nr_requests)
+        attach disk; LA=$L
+        warm "$LA"
+        knob "$LA" scheduler none
+        knob "$LA" nr_requests "$(least_nr_requests "$LA")"
+        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
+        sweep "$p" "$LA" "${FIO[@]}" ;;
     esac
     TOUCH_MIB=0
     detach_all
+}
+
+sweep() { # sweep SWEEP DEV CMD... — capture CMD --numjobs=N for each N of SWEEP_JOBS, as jN
+    local name=$1 dev=$2 n; shift 2
+    for n in "${SWEEP_JOBS[@]}"; do
+        side "$name" "j$n" "$dev" "$@" --numjobs="$n" --group_reporting
+    done
+}
+
+least_nr_requests() { # least_nr_requests DEV — the smallest nr_requests its queue takes
+    local path=/sys/block/${1#/dev/}/queue/nr_requests n
+    for n in 1 2 4 8; do
+        if echo "$n" >"$path" 2>/dev/null; then echo "$n"; return; fi
+    done
+    die "$path takes none of 1, 2, 4, 8"
 }
 
 mbps() { # mbps JSON INDEX — throughput of one trace in blkreel-report's JSON
@@ -473,6 +537,22 @@ mbps() { # mbps JSON INDEX — throughput of one trace in blkreel-report's JSON
 for p in "${SELECTED[@]}"; do
     describe "$p"
     run_pair "$p"
+    if [[ $p == sweep_* ]]; then
+        args=()
+        for n in "${SWEEP_JOBS[@]}"; do args+=(-l "${p#sweep_}:numjobs=$n" "$OUT/$p/j$n.blktrace.gz"); done
+        "$REPORT" "${args[@]}" --json "$TMP/r.json" >/dev/null
+        points=$(python3 -c 'import json,sys; print(" ".join("%.1f" % t["mbps"] for t in json.load(open(sys.argv[1]))["traces"]))' "$TMP/r.json")
+        {
+            echo "sweep:     $p"
+            echo "varies:    $DIFF"
+            echo "workload:  $WORKLOAD"
+            echo "limit:     $EXPECT"
+            echo "measured:  MB/s at numjobs ${SWEEP_JOBS[*]}: $points (blkreel-report's mbps)"
+            echo "made by:   tests/report/pairs/make_pairs.sh$( ((QUICK)) && echo ' --quick') $p ($(date -u +%FT%TZ), kernel $(uname -r))"
+        } >"$OUT/$p/README.txt"
+        log "$p: MB/s $points"
+        continue
+    fi
     "$REPORT" -l a "$OUT/$p/a.blktrace.gz" -l b "$OUT/$p/b.blktrace.gz" --json "$TMP/r.json" >/dev/null
     ma=$(mbps "$TMP/r.json" 0) mb=$(mbps "$TMP/r.json" 1)
     ratio=$(python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print("%.2f" % (a / b if b else float("inf")))' "$ma" "$mb")

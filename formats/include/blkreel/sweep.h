@@ -27,11 +27,13 @@
  *      shrinking_requests  S fell to ≤ 0.8x
  *      host_bound          U at the last point < 0.5: the device is idle
  *                          most of the time, the host does not keep it busy
- *      serialised          N_busy < 1.5 at every point past the knee (a
- *                          journal commit beside one data write: ext4
- *                          with fsync after every write came out 1.0-1.41)
+ *      serialised          N_busy < 1.75 at every point past the knee:
+ *                          one request at a time, now and then beside a
+ *                          journal commit's or a flush's (ext4 with fsync
+ *                          after every write: 1.0-1.55 at 1-16 writers;
+ *                          two tags make 2)
  *      concurrency_capped  N_busy grew < 1.25x over the last step while the
- *                          parameter grew ≥ 1.25x, at ≥ 1.5: the clients
+ *                          parameter grew ≥ 1.25x, at ≥ 1.75: the clients
  *                          added wait for a slot (a tag, nr_requests), not
  *                          at a busy device (where N_busy grows with them)
  *      device_saturated    U at the last point ≥ 0.8, N_busy grew ≥ 1.25x
@@ -43,7 +45,7 @@
  *                          load, flushes inside the device, a loop's backing
  *                          file), with the device not busy enough to call
  *                          it saturated
- *      concurrency_capped  N_busy stopped (grew < 1.25x) at a value ≥ 1.5
+ *      concurrency_capped  N_busy stopped (grew < 1.25x) at a value ≥ 1.75
  *      otherwise the factor that fell most: U host_bound, N_busy
  *      concurrency_capped, S shrinking_requests, R service_time.
  *    Each limit comes with a sentence of its numbers.
@@ -61,7 +63,7 @@
 #define BR_SWEEP_S_SHRINK 0.8
 #define BR_SWEEP_U_HOST 0.5
 #define BR_SWEEP_U_SATURATED 0.8
-#define BR_SWEEP_N_SERIAL 1.5
+#define BR_SWEEP_N_SERIAL 1.75
 #define BR_SWEEP_N_GROWTH 1.25
 
 /* The terms of a step, in this order. */

@@ -639,7 +639,10 @@ static void kill9_while_finishing(bool split)
 	cr_expect_neq(access(spool, F_OK), 0, "the spool is still there");
 	action_counts n;
 	count_actions(&n, "zcat '%s/fin.blktrace.gz' | blkparse -i -", cf.dir);
-	cr_expect_gt(n.q, 100000, "only %llu Q events in 3 s of QD32 reads", n.q);
+	/* a recovered file of some size: 3 s of QD32 reads made 53-99 k Q events
+	 * beside the ASan build and CPU lanes, 100 k and more quiet; the kill
+	 * landing while the file was unfinished is asserted above */
+	cr_expect_gt(n.q, 10000, "only %llu Q events in 3 s of QD32 reads", n.q);
 	/* completions the kernel did not run our program for (under CPU load)
 	 * are counted in the drops record: the recovery must keep the rest */
 	cr_expect_eq(n.q, n.c + n.unrecorded, "%llu Q but %llu C events and %llu counted unrecorded: the recovered file is not whole (%s)",

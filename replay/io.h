@@ -38,7 +38,6 @@ typedef struct replay_io {
 	 * refusing it (engine_uring.c) */
 	bool would_split;      /* larger than the device takes in one request */
 	bool beyond_queue;     /* more in flight than the device's queue holds */
-	unsigned requests;     /* the device requests it takes at once (its split) */
 } replay_io;
 
 const char *replay_kind_name(enum replay_kind k);

@@ -35,9 +35,6 @@ typedef struct replay_state {
 	uint64_t t_start;          /* monotonic ns of the replay's origin */
 	/* live */
 	atomic_uint inflight;
-	atomic_uint requests;      /* device requests the IOs in flight take (a
-	                            * split IO one per piece), against nowait_room:
-	                            * IOs in flight alone undercount the tags used */
 	atomic_uint_fast64_t completed;
 	atomic_uint_fast64_t issued;
 	atomic_bool abort;

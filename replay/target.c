@@ -80,16 +80,6 @@ bool target_would_split(const target *t, uint64_t off, uint64_t len)
 	return t->chunk && off / t->chunk != (off + len - 1) / t->chunk;
 }
 
-unsigned target_requests(const target *t, uint64_t off, uint64_t len)
-{
-	if (!target_would_split(t, off, len))
-		return 1;
-	uint64_t by_size = t->whole_max ? (len + t->whole_max - 1) / t->whole_max : 1;
-	uint64_t by_chunk = t->chunk ? (off + len - 1) / t->chunk - off / t->chunk + 1 : 1;
-	uint64_t n = by_size > by_chunk ? by_size : by_chunk;
-	return n > 4096 ? 4096 : (unsigned)n;
-}
-
 static void dio_alignment(target *t)
 {
 #ifdef STATX_DIOALIGN

@@ -43,9 +43,6 @@ uint64_t target_queue_attr(const char *sysfs_root, dev_t rdev, const char *name)
 
 /* The device would split an IO of len bytes at off (whole_max, chunk). */
 bool target_would_split(const target *t, uint64_t off, uint64_t len);
-/* The requests an IO of len bytes at off takes in the device's queue at
- * once: 1, or as many as its split makes. */
-unsigned target_requests(const target *t, uint64_t off, uint64_t len);
 
 /* Open for the replay. excl: claim a block device exclusively (fails with
  * "busy" when mounted or claimed by someone else). */

@@ -158,12 +158,7 @@ static int issue_one(replay_state *s, replay_io *io, uint64_t due, batch *b)
 	/* what the device cannot take at once is sent so that the kernel waits
 	 * for it, instead of refusing it (a refused bio in a capture) */
 	io->would_split = tg->blockdev && !it->buffered && target_would_split(tg, it->off, it->len);
-	/* in requests, not IOs: the pieces of large writes sent to wait hold
-	 * tags too, and beside them a read sent without waiting was refused
-	 * (6187 refused bios in one capture of a replay on a loaded host) */
-	io->requests = io->would_split ? target_requests(tg, it->off, it->len) : 1;
-	unsigned held = atomic_fetch_add(&s->requests, io->requests) + io->requests;
-	io->beyond_queue = s->nowait_room && (n > s->nowait_room || held > s->nowait_room);
+	io->beyond_queue = s->nowait_room && n > s->nowait_room;
 	io->t_submit = tool_now_ns();
 	if (s->no_stall)
 		io->t_target = io->t_submit;
@@ -254,7 +249,6 @@ void replay_complete(void *ctx, replay_io *io, int res, uint64_t t_done)
 	if (stamps)
 		tracelog_add(s->tl, io, tg, __BLK_TA_ISSUE, io->t_issue, 0);
 	tracelog_add(s->tl, io, tg, __BLK_TA_COMPLETE, t_done, res);
-	unsigned requests = io->requests; /* read before the slot is given back */
 	pthread_mutex_lock(&s->stats.lock);
 	if (stamps)
 		stats_issue(&s->stats, io);
@@ -264,6 +258,5 @@ void replay_complete(void *ctx, replay_io *io, int res, uint64_t t_done)
 	if (res < 0 && s->stop_on_error)
 		atomic_store(&s->abort, true);
 	atomic_fetch_add(&s->completed, 1);
-	atomic_fetch_sub(&s->requests, requests);
 	atomic_fetch_sub(&s->inflight, 1);
 }

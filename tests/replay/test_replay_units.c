@@ -417,23 +417,6 @@ Test(depth, spare_requests_for_completions)
 /* A regular file is matched to the loop device whose backing_file names it
  * (by device and inode, so another path to it matches too), never to one
  * backed by another file. */
-/* The requests an IO takes in the device's queue at once: one, or one per
- * piece of its split (by size and across chunk boundaries); the replay
- * counts them against the queue, not the IOs. */
-Test(depth, requests_of_a_split_io)
-{
-	target t = { .whole_max = 512 << 10 };
-	cr_expect_eq(target_requests(&t, 0, 4096), 1);
-	cr_expect_eq(target_requests(&t, 0, 512 << 10), 1, "as large as it takes: no split");
-	cr_expect_eq(target_requests(&t, 0, 1 << 20), 2);
-	cr_expect_eq(target_requests(&t, 4096, (2 << 20) + 4096), 5);
-	target c = { .chunk = 64 << 10 };
-	cr_expect_eq(target_requests(&c, 60 << 10, 8 << 10), 2, "across one chunk boundary");
-	cr_expect_eq(target_requests(&c, 0, 64 << 10), 1);
-	target both = { .whole_max = 128 << 10, .chunk = 64 << 10 };
-	cr_expect_eq(target_requests(&both, 32 << 10, 128 << 10), 3, "the chunks split it more than its size");
-}
-
 Test(safety, backing_file_of_a_loop_device)
 {
 	char *root = tu_tmpdir();

@@ -120,8 +120,9 @@ static void timing(FILE *out, const replay_result *r, const fidelity *f)
 	fprintf(out, "  order          %llu inversions as handed to the kernel (a capture shows the device's order)\n",
 		(unsigned long long)r->inversions);
 	if (r->refused || r->refused_to_workers)
-		fprintf(out, "  queue full     %llu IOs refused by the device's queue (a bio completed with "
-			"an error before issue) and sent again to wait; %llu IOs sent to wait through "
+		fprintf(out, "  refused        %llu IOs refused before issue (a bio completed with -EAGAIN: "
+			"a full queue, or another wait the block layer would not take) and sent again to "
+			"wait; %llu IOs sent to wait through "
 			"io_uring's workers in all (%llu larger than the device takes at once): only "
 			"these can reach the device out of order\n",
 			(unsigned long long)r->refused, (unsigned long long)r->refused_to_workers,

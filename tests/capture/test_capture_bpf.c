@@ -407,7 +407,9 @@ Test(capture_bpf, completions_without_a_record_are_counted_and_fail_the_run)
 	const char *counts = text ? strstr(text, "counts ") : NULL;
 	unsigned long long q = 0, c = 0;
 	cr_assert(counts && sscanf(counts, "counts %llu %llu", &q, &c) == 2, "no counts: %s", text ? text : "");
-	cr_expect_gt(q, 10000, "only %llu Q events in 1 s of QD32 reads", q);
+	/* enough IOs that skipping every 50th completion leaves some out: 1 s
+	 * of QD32 reads made 9.9 k Q events beside the ASan build, more quiet */
+	cr_expect_gt(q, 1000, "only %llu Q events in 1 s of QD32 reads", q);
 	cr_expect_gt(unrecorded, q / 60, "the file's drops record: %s", text ? text : "");
 	cr_expect_eq(unrecorded, q - c, "unrecorded=%llu but the file lacks %llu C records (%llu Q, %llu C): %s",
 		     unrecorded, q - c, q, c, text ? text : "");

@@ -284,8 +284,9 @@ int cap_capture_setup(cap_capture *s, br_error *err)
  * the kernel does not run BPF programs or perf sampling events for the
  * block completions it runs in softirq on top of some tasks (measured
  * 2026-12-02; capture/README.md), while ftrace's ring buffer records them. */
-static void unrecorded_warning(const cap_capture *s, uint64_t dropped)
+static void unrecorded_warning(const cap_capture *s)
 {
+	uint64_t dropped = s->dropped + s->bad;
 	const char *be = s->be->name;
 	bool ftrace = strcmp(be, "tracefs") == 0;
 	char where[320];
@@ -329,8 +330,7 @@ static void summary(cap_capture *s, double secs)
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
 	char kcounts[80];
 	kernel_counts_text(s, kcounts, sizeof kcounts);
-	uint64_t dropped = total;
-	total = events_lost(dropped, s->unrecorded);
+	total = events_lost(total, s->unrecorded);
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
@@ -339,7 +339,7 @@ static void summary(cap_capture *s, double secs)
 			"program already running on that CPU); events of the traced devices may be among them\n",
 			(unsigned long long)s->missed);
 	if (s->unrecorded)
-		unrecorded_warning(s, dropped);
+		unrecorded_warning(s);
 	fprintf(stderr, "blkreel-capture: own CPU %.2f s while tracing, %.2f s after it (%.2f s to finish the file%s)\n",
 		s->cpu_tracing, s->cpu_after, s->wall_after, s->out.raw ? " from raw records" : "");
 }

@@ -224,6 +224,23 @@ static void keep_pair(const char *pair, int attempt)
 	free(err);
 }
 
+void dp_make(const char *recipe, const char *dir)
+{
+	char *err = NULL;
+	/* the script takes the machine-wide tracer lock itself: we must not hold it */
+	int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BIN='%s' '%s/tests/report/pairs/make_pairs.sh' --quick -o '%s' %s",
+			 tu_bin(""), tu_root(), dir, recipe);
+	if (rc == 3) {
+		char reason[512];
+		const char *m = strstr(err, "missing: ");
+		snprintf(reason, sizeof reason, "%s: %.*s", recipe, m ? (int)strcspn(m, "\n") : 0, m ? m : "");
+		free(err);
+		cr_skip_test("%s", reason);
+	}
+	cr_assert_eq(rc, 0, "make_pairs.sh --quick %s: exit %d\n%s", recipe, rc, err);
+	free(err);
+}
+
 void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r)
 {
 	if (geteuid() != 0)
@@ -231,26 +248,13 @@ void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r)
 	memset(r, 0, sizeof *r);
 	char history[2048] = "";
 	for (r->attempts = 1; r->attempts <= DP_CAPTURES; r->attempts++) {
-		char *err = NULL;
-		/* the script takes the machine-wide tracer lock itself: we must not hold it */
-		int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BIN='%s' '%s/tests/report/pairs/make_pairs.sh' --quick -o '%s' %s",
-				 tu_bin(""), tu_root(), tu_dir, pair);
-		if (rc == 3) {
-			char reason[512];
-			const char *m = strstr(err, "missing: ");
-			snprintf(reason, sizeof reason, "%s: %.*s", pair, m ? (int)strcspn(m, "\n") : 0, m ? m : "");
-			free(err);
-			cr_skip_test("%s", reason);
-		}
-		cr_assert_eq(rc, 0, "make_pairs.sh --quick %s: exit %d\n%s", pair, rc, err);
-		free(err);
+		dp_make(pair, tu_dir);
 		char a[4096], b[4096], json[4096];
 		snprintf(a, sizeof a, "%s/%s/a.blktrace.gz", tu_dir, pair);
 		snprintf(b, sizeof b, "%s/%s/b.blktrace.gz", tu_dir, pair);
 		snprintf(json, sizeof json, "%s/%s/report.json", tu_dir, pair);
-		char *out = NULL;
-		err = NULL;
-		rc = tu_run_tool(&out, &err, "blkreel-report", "-l a '%s' -l b '%s' --json '%s'", a, b, json);
+		char *out = NULL, *err = NULL;
+		int rc = tu_run_tool(&out, &err, "blkreel-report", "-l a '%s' -l b '%s' --json '%s'", a, b, json);
 		cr_assert_eq(rc, 0, "blkreel-report on the %s pair: exit %d\n%.2000s", pair, rc, err);
 		free(out);
 		free(err);

@@ -64,6 +64,11 @@ enum dp_kind { DP_DIFFERENT, DP_SAME, DP_RERUN };
  * not serving, makes most of B's time per IO. */
 #define DP_IDLE_THINK_US 2000
 
+/* Run make_pairs.sh --quick RECIPE into DIR (a pair or a sweep); skips the
+ * test (cr_skip_test) when the kernel lacks what the recipe needs (the
+ * script's exit 3), fails it on anything else. */
+void dp_make(const char *recipe, const char *dir);
+
 /* Skips the test (cr_skip_test) when not root or when the kernel lacks
  * what the pair needs (the script's exit 3); fails it on anything else. */
 void dp_capture_pair(const char *pair, enum dp_kind kind, dp_report *r);

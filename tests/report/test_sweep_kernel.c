@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "blkreel/sweep.h"
+#include "diagnosis_pairs.h"
 #include "kernel_suite.h"
 #include "testutil.h"
 
@@ -46,19 +47,9 @@ static void capture_sweep(const char *name, const char *sub, sweep_result *r)
 {
 	if (geteuid() != 0)
 		cr_skip_test("needs root (loop devices, block tracing)");
-	char *err = NULL;
-	/* the script takes the machine-wide tracer lock itself */
-	int rc = tu_runf(NULL, NULL, &err, "BLKREEL_BIN='%s' '%s/tests/report/pairs/make_pairs.sh' --quick -o '%s/%s' %s",
-			 tu_bin(""), tu_root(), tu_dir, sub, name);
-	if (rc == 3) {
-		const char *m = strstr(err, "missing: ");
-		char reason[512];
-		snprintf(reason, sizeof reason, "%s: %.*s", name, m ? (int)strcspn(m, "\n") : 0, m ? m : "");
-		free(err);
-		cr_skip_test("%s", reason);
-	}
-	cr_assert_eq(rc, 0, "make_pairs.sh --quick %s: exit %d\n%s", name, rc, err);
-	free(err);
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", tu_dir, sub);
+	dp_make(name, dir);
 	char args[4096] = "", json[1024];
 	size_t used = 0;
 	const char *stack = name + strlen("sweep_");
@@ -66,9 +57,8 @@ static void capture_sweep(const char *name, const char *sub, sweep_result *r)
 		used += (size_t)snprintf(args + used, sizeof args - used, " -l %s:numjobs=%u '%s/%s/%s/j%u.blktrace.gz'",
 					 stack, jobs[i], tu_dir, sub, name, jobs[i]);
 	snprintf(json, sizeof json, "%s/%s/%s.json", tu_dir, sub, name);
-	char *out = NULL;
-	err = NULL;
-	rc = tu_run_tool(&out, &err, "blkreel-report", "%s --json '%s'", args, json);
+	char *out = NULL, *err = NULL;
+	int rc = tu_run_tool(&out, &err, "blkreel-report", "%s --json '%s'", args, json);
 	cr_assert_eq(rc, 0, "blkreel-report on %s: exit %d\n%.2000s", name, rc, err);
 	snprintf(r->listing, sizeof r->listing, "%.2000s", out ? out : "");
 	free(out);

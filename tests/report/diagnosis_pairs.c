@@ -185,10 +185,22 @@ static bool as_built(const char *pair, enum dp_kind kind, const dp_report *r, ch
 			 d2c[0] / 1e3, d2c[1] / 1e3, extra_us, DP_IDLE_THINK_US / 8.0);
 		return d2c[0] > 0 && d2c[1] > 0 && extra_us < DP_IDLE_THINK_US / 8.0;
 	}
-	if (strcmp(pair, "flush") == 0) { /* B only flushes more: the device serves its data IOs alike */
-		snprintf(why, size, "data D2C p50 A %.1f us, B %.1f us, wanted within %.2fx", d2c[0] / 1e3,
-			 d2c[1] / 1e3, DP_SAME_D2C);
-		if (!within(d2c[0], d2c[1], DP_SAME_D2C))
+	if (strcmp(pair, "flush") == 0) {
+		/* B only flushes more. A write after a flush finds the RAM loop's
+		 * worker asleep (9.5 us in A, 15-25 us in B under CI), so the data
+		 * IOs' service may grow, but the flushes must carry most of what
+		 * each write costs B more: a data D2C grown by half of that would
+		 * be another cause (a starved worker, a changed device). */
+		double per_write_us[2];
+		for (int i = 0; i < 2; i++)
+			per_write_us[i] = r->ios[i] > 0 ? r->run_s[i] / r->ios[i] * 1e6 : 0;
+		double extra_write_us = per_write_us[1] - per_write_us[0];
+		double extra_d2c_us = (d2c[1] - d2c[0]) / 1e3;
+		snprintf(why, size,
+			 "data D2C p50 A %.1f us, B %.1f us: B's %.1f us more, wanted under half of the %.1f us more each "
+			 "write took B",
+			 d2c[0] / 1e3, d2c[1] / 1e3, extra_d2c_us, extra_write_us);
+		if (!(d2c[0] > 0 && d2c[1] > 0 && extra_d2c_us < extra_write_us / 2))
 			return false;
 	}
 	if (strcmp(pair, "flush") == 0) {
@@ -197,9 +209,13 @@ static bool as_built(const char *pair, enum dp_kind kind, const dp_report *r, ch
 		return r->flushes[0] == 0 && r->flushes[1] >= 0.9 * r->ios[1];
 	}
 	if (strcmp(pair, "concurrency") == 0) {
-		snprintf(why, size, "mean depth A %.2f, B %.2f, wanted at least 4 and at most 1.05", r->depth[0],
-			 r->depth[1]);
-		return r->depth[0] >= 4 && r->depth[1] <= 1.05;
+		/* fio asks for 16 in flight on A, but the disk-backed loop serves a
+		 * 4 KiB read in ~100 us of a 2-CPU host's time, so A holds only
+		 * ~3 (3.1-3.2 in every capture under CI): what is built is several
+		 * in flight against one. */
+		snprintf(why, size, "mean depth A %.2f, B %.2f, wanted A at least %.1f and 2.5x B, B at most 1.05",
+			 r->depth[0], r->depth[1], DP_MIN_DEPTH_A);
+		return r->depth[0] >= DP_MIN_DEPTH_A && r->depth[0] >= 2.5 * r->depth[1] && r->depth[1] <= 1.05;
 	}
 	if (strcmp(pair, "service_time") == 0) {
 		snprintf(why, size, "D2C p50 A %.1f us, B %.1f us, wanted B at least 2x A", d2c[0] / 1e3, d2c[1] / 1e3);

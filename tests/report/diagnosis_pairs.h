@@ -57,6 +57,8 @@ enum dp_kind { DP_DIFFERENT, DP_SAME, DP_RERUN };
 /* where a recipe holds the device's work fixed (A/A, flushes), the median
  * service time of the two sides must stay this close */
 #define DP_SAME_D2C 1.5
+/* the concurrency pair's least mean depth on its deep side (fio asks 16) */
+#define DP_MIN_DEPTH_A 2.5
 /* B's think time in the idle pair (IDLE_THINK_US in make_pairs.sh). A
  * RAM loop left idle wakes its worker for B's next IO, which adds 70-110 us
  * to B's service time here (its D2C p50 3-5x A's): the pair holds as built

@@ -1,8 +1,6 @@
 /* blkreel-report's options: one table, traces in order with their labels. */
 #include "report_cli.h"
 
-#include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,32 +96,17 @@ static const tool_desc desc = {
 		"failure), 2 usage error.\n",
 };
 
-/* STACK:PARAM=VALUE, the parameter a name of letters, digits, '_', '.',
- * '-', the value a finite number. Labels without ':' are plain names. */
+/* A label with ':' places its trace in the sweep (tool/sweep_label.h). */
 static tool_exit sweep_label(report_cli *cli, report_trace *t)
 {
-	const char *colon = strchr(t->label, ':');
-	if (!colon)
+	if (!tool_is_sweep_label(t->label))
 		return 0;
-	const char *eq = strchr(colon, '=');
-	size_t slen = (size_t)(colon - t->label), plen = eq ? (size_t)(eq - colon - 1) : 0;
-	char *end = NULL;
-	double v = eq ? strtod(eq + 1, &end) : 0;
-	bool ok = slen > 0 && slen < sizeof t->stack && plen > 0 && plen < sizeof cli->param && eq[1] &&
-		  end && !*end && isfinite(v);
-	for (size_t i = 0; ok && i < plen; i++)
-		ok = isalnum((unsigned char)colon[1 + i]) || strchr("_.-", colon[1 + i]);
-	if (!ok)
-		return tool_usage(PROG, "-l %s: a sweep label is STACK:PARAM=VALUE, the value a number "
-					"(e.g. ext4:clients=8)", t->label);
-	if (cli->param[0] && (strlen(cli->param) != plen || strncmp(cli->param, colon + 1, plen)))
-		return tool_usage(PROG, "-l %s: the sweep's parameter is %s (one parameter per report)",
-				  t->label, cli->param);
-	memcpy(t->stack, t->label, slen);
-	t->stack[slen] = '\0';
-	memcpy(cli->param, colon + 1, plen);
-	cli->param[plen] = '\0';
-	t->value = v;
+	tool_sweep_label sl;
+	tool_exit rc = tool_sweep_label_read(PROG, t->label, cli->param, &sl);
+	if (rc)
+		return rc;
+	memcpy(t->stack, sl.stack, sizeof t->stack);
+	t->value = sl.value;
 	t->swept = true;
 	return 0;
 }

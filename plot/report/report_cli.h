@@ -7,6 +7,7 @@
 #include "blkreel/analysis.h"
 #include "blkreel/reader.h"
 #include "tool/exit.h"
+#include "tool/sweep_label.h"
 
 typedef struct report_trace {
 	const char *path;
@@ -14,7 +15,7 @@ typedef struct report_trace {
 	char auto_label[128];
 	/* a sweep label STACK:PARAM=VALUE: the stack and the value (the
 	 * parameter is report_cli.param) */
-	char stack[64];
+	char stack[TOOL_SWEEP_STACK_MAX];
 	double value;
 	bool swept;
 } report_trace;
@@ -30,7 +31,7 @@ typedef struct report_cli {
 	const char *plot_bin;      /* blkreel-plot used for the HTML figure */
 	br_reader_opts read;
 	br_analysis_opts an;
-	char param[32];            /* the swept parameter, "" without sweep labels */
+	char param[TOOL_SWEEP_PARAM_MAX]; /* the swept parameter, "" without sweep labels */
 	char **argv;               /* for the record in the outputs */
 	int argc;
 } report_cli;

@@ -1,14 +1,12 @@
-/* Read one trace through the analysis, with a live status line on a
- * terminal only. */
+/* Read one trace through the analysis (tool/analyse.h), with its format
+ * and, for --per-io, its start time from the reader. */
 #include "report.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "blkreel/event_pipe.h"
-#include "tool/progress.h"
 #include "blkreel/reader.h"
+#include "tool/analyse.h"
 
 int report_load(const report_cli *cli, size_t k, report_data *out, report_perio *perio,
 		br_error *err)
@@ -30,28 +28,8 @@ int report_load(const report_cli *cli, size_t k, report_data *out, report_perio 
 		opts.on_bio = report_perio_bio;
 		opts.on_bio_arg = perio;
 	}
-	rc = br_analysis_new(&out->an, &opts, err);
-	tool_progress prog;
-	tool_progress_init(&prog, STDERR_FILENO, cli->progress, "blkreel-report");
-	br_event_pipe *pipe = NULL;
-	if (!rc)
-		rc = br_event_pipe_start(&pipe, r, err);
-	const br_event *evs;
-	int n = 0;
-	while (!rc && (n = br_event_pipe_next(pipe, &evs, err)) > 0) {
-		for (int i = 0; i < n && !rc; i++)
-			rc = br_analysis_add(out->an, &evs[i], err);
-		out->events += (uint64_t)n;
-		tool_progress_draw(&prog, out->events, out->trace->label, false);
-	}
-	if (!rc && n < 0)
-		rc = n;
-	br_event_pipe_stop(pipe);
-	tool_progress_done(&prog);
-	if (!rc)
-		rc = br_analysis_finish(out->an, err);
-	if (rc && !err->file[0]) /* name the trace on errors without a file */
-		snprintf(err->file, sizeof err->file, "%s", out->trace->path);
+	tool_analyse_opts to = { "blkreel-report", out->trace->label, cli->progress };
+	rc = tool_analyse_reader(r, out->trace->path, &opts, &to, &out->an, &out->events, err);
 	br_reader_close(r);
 	if (rc)
 		return rc;

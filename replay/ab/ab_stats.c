@@ -10,36 +10,17 @@
 #include <string.h>
 
 #include "blkreel/analysis.h"
-#include "blkreel/event.h"
-#include "blkreel/reader.h"
+#include "tool/analyse.h"
 
 static int load_one(ab_run_rec *r, br_error *err)
 {
-	const char *paths[1] = { r->trace };
-	br_reader *rd = NULL;
-	int rc = br_reader_open(&rd, paths, 1, NULL, err);
-	if (rc)
-		return rc;
 	br_analysis_opts opts;
 	memset(&opts, 0, sizeof opts);
 	br_analysis *an = NULL;
-	rc = br_analysis_new(&an, &opts, err);
-	br_event ev;
-	int n = 0;
-	while (!rc && (n = br_reader_next(rd, &ev, err)) > 0) {
-		rc = br_analysis_add(an, &ev, err);
-		r->events++;
-	}
-	if (!rc && n < 0)
-		rc = n;
-	if (!rc)
-		rc = br_analysis_finish(an, err);
+	int rc = tool_analyse_path(r->trace, NULL, &opts, NULL, &an, &r->events, err);
 	if (!rc)
 		r->prof = *br_analysis_get(an)->profile;
-	if (rc && !err->file[0])
-		snprintf(err->file, sizeof err->file, "%.500s", r->trace);
 	br_analysis_free(an);
-	br_reader_close(rd);
 	return rc;
 }
 

@@ -30,7 +30,7 @@ Test(report_sweep, malformed_labels_are_usage_errors)
 		{ "-l ext4:clients=eight a", "STACK:PARAM=VALUE" },
 		{ "-l ext4:clients=1x a", "STACK:PARAM=VALUE" },
 		{ "-l 'ext4:cli ents=1' a", "STACK:PARAM=VALUE" },
-		{ "-l ext4:clients=1 a -l ext4:threads=2 b", "one parameter per report" },
+		{ "-l ext4:clients=1 a -l ext4:threads=2 b", "one parameter per sweep" },
 		{ "-l ext4:clients=1 a -l xfs b", "give every trace a sweep label" },
 		{ "-l ext4:clients=1 a b", "give every trace a sweep label" },
 	};

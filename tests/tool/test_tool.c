@@ -16,6 +16,7 @@
 #include "tool/io.h"
 #include "tool/opts.h"
 #include "tool/say.h"
+#include "tool/sweep_label.h"
 #include "tool/sysfs.h"
 
 enum { K_SPLIT = TOOL_KEY_LONG, K_FAST };
@@ -291,4 +292,41 @@ Test(layer, the_tools_share_one_copy)
 	char hits[8192] = "";
 	cr_expect_eq(scan(tu_root(), words, sizeof words / sizeof words[0], hits, sizeof hits), 0,
 		     "found outside formats/tool:\n%s", hits);
+}
+
+Test(sweep_label, stack_parameter_and_value, .init = cr_redirect_stderr)
+{
+	char param[TOOL_SWEEP_PARAM_MAX] = "";
+	tool_sweep_label l;
+	cr_expect(tool_is_sweep_label("ext4:clients=8"));
+	cr_expect_not(tool_is_sweep_label("ext4"));
+	cr_assert_eq(tool_sweep_label_read("blkreel-x", "ext4-dax:clients=8", param, &l), TOOL_EXIT_OK);
+	cr_expect_str_eq(l.stack, "ext4-dax");
+	cr_expect_str_eq(l.param, "clients");
+	cr_expect_eq(l.value, 8);
+	cr_expect_str_eq(param, "clients");
+	cr_assert_eq(tool_sweep_label_read("blkreel-x", "xfs:clients=0.5", param, &l), TOOL_EXIT_OK);
+	cr_expect_eq(l.value, 0.5);
+	cr_expect_eq(tool_sweep_label_read("blkreel-x", "xfs:threads=2", param, &l), TOOL_EXIT_USAGE);
+	const char *bad[] = { "xfs:clients", "xfs:clients=", ":clients=1", "xfs:=1", "xfs:clients=1x",
+			      "xfs:clients=inf", "xfs:cli ents=1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_eq(tool_sweep_label_read("blkreel-x", bad[i], param, &l), TOOL_EXIT_USAGE, "%s", bad[i]);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("blkreel-x: -l xfs:threads=2: the sweep's parameter is clients (one parameter per sweep)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:clients: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:clients=: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l :clients=1: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:=1: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:clients=1x: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:clients=inf: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n"
+				"blkreel-x: -l xfs:cli ents=1: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
+				"Try 'blkreel-x --help' for more information.\n");
 }

@@ -102,11 +102,12 @@ static char *default_label(const char *path)
 #define STR(x) STR_(x)
 
 enum { OPT_DPI = TOOL_KEY_LONG, OPT_PANELS, OPT_NO_PANELS, OPT_STACK, OPT_CSV, OPT_MOVIE,
-       OPT_FRAMES, OPT_ALLOW_EMPTY, OPT_INPUT_FORMAT, OPT_SKIP_BAD };
+       OPT_FRAMES, OPT_ALLOW_EMPTY, OPT_INPUT_FORMAT, OPT_SKIP_BAD, OPT_SWEEP };
 
 static const tool_opt options[] = {
 	{ 't', "trace", "FILE", "a trace to plot (repeat to compare; up to " STR(PLOT_MAX_TRACES) ")" },
-	{ 'l', "label", "TEXT", "label of the trace given just before" },
+	{ 'l', "label", "TEXT", "label of the trace given just before; with --sweep,\n"
+				"STACK:PARAM=VALUE (ext4:clients=8)" },
 	{ 'o', "output", "FILE", "figure file: .png, .svg or .pdf (default trace.png)" },
 	{ 'T', "title", "TEXT", "figure title" },
 	{ 'F', "size", "WxH", "figure size in pixels (default 1100x1300)" },
@@ -132,6 +133,10 @@ static const tool_opt options[] = {
 	{ OPT_FRAMES, "movie-frames", "N", "frames in the movie (default 60)" },
 	{ OPT_ALLOW_EMPTY, "allow-empty", NULL, "draw a figure saying \"no IO in this range\" instead\n"
 						"of failing when nothing is in range" },
+	{ OPT_SWEEP, "sweep", NULL, "the sweep figure: throughput against the swept\n"
+				    "parameter, one line per stack, its knee and limit,\n"
+				    "and panels of U, N_busy, S and R (up to " STR(PLOT_SWEEP_MAX) " traces,\n"
+				    "each labelled STACK:PARAM=VALUE; default -o sweep.png)" },
 	{ 'q', "quiet", NULL, "no progress line" },
 	TOOL_OPTS_END,
 };
@@ -148,12 +153,45 @@ static const tool_desc desc = {
 		"NAME or NAME.blktrace.0, a blkparse -d dump, - for standard input).\n"
 		"\n",
 	.tail = "\n"
+		"With --sweep, each trace is one point of a sweep, as blkreel-report reads them:\n"
+		"  blkreel-plot --sweep -t e1.gz -l ext4:clients=1 -t e8.gz -l ext4:clients=8 \\\n"
+		"      -t x1.gz -l xfs:clients=1 -t x8.gz -l xfs:clients=8 -o sweep.png\n"
+		"\n"
 		"Throughput, IOPS and marks come from completions (C), seeks from issues (D);\n"
 		"a trace without them falls back to D, then Q, and the figure says so.\n"
 		"\n"
 		"Exit status: 0 if OK, 1 if a trace could not be read or holds no IO in range,\n"
 		"2 for a usage error.\n",
 };
+
+/* After the options of a --sweep: every trace labelled STACK:PARAM=VALUE,
+ * one parameter, and none of the time figure's options. */
+static tool_exit sweep_options(plot_cli *cli, int only_figure, bool out_given, bool size_given)
+{
+	plot_opts *o = &cli->o;
+	if (only_figure) {
+		const char *name = "?";
+		for (const tool_opt *t = options; t->key || t->name || t->help; t++)
+			if (t->key == only_figure && t->name)
+				name = t->name;
+		return tool_usage(PROG, "--sweep draws its own panels: --%s does not apply to it", name);
+	}
+	for (size_t i = 0; i < o->ntraces; i++) {
+		if (!o->labels[i] || !tool_is_sweep_label(o->labels[i]))
+			return tool_usage(PROG, "%s: with --sweep, label every trace STACK:PARAM=VALUE (-l ext4:clients=8 "
+					  "after its -t)", o->paths[i]);
+		tool_exit rc = tool_sweep_label_read(PROG, o->labels[i], o->sweep_param, &o->sweep_labels[i]);
+		if (rc)
+			return rc;
+	}
+	if (!out_given)
+		o->out = "sweep.png";
+	if (!size_given)
+		o->height = 1000;
+	if (!plot_output_ok(o->out))
+		return tool_usage(PROG, "-o %s: the name must end in .png, .svg or .pdf", o->out);
+	return TOOL_EXIT_OK;
+}
 
 tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 {
@@ -168,14 +206,16 @@ tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 	cli->cmdline = join_argv(argc, argv);
 	o->cmdline = cli->cmdline;
 	unsigned no_panels = 0;
+	bool out_given = false, size_given = false;
+	int only_figure = 0; /* an option of the time figure, which --sweep does not draw */
 	tool_args args;
 	tool_args_start(&args, &desc, argc, argv);
 	int c;
 	while ((c = tool_args_next(&args)) >= 0) {
 		switch (c) {
 		case 't':
-			if (o->ntraces == PLOT_MAX_TRACES)
-				return tool_usage(PROG, "at most 8 traces (%s)", optarg);
+			if (o->ntraces == PLOT_SWEEP_MAX)
+				return tool_usage(PROG, "at most %d traces (%s)", PLOT_SWEEP_MAX, optarg);
 			o->paths[o->ntraces++] = optarg;
 			break;
 		case 'l':
@@ -183,7 +223,7 @@ tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 				return tool_usage(PROG, "-l %s must follow the -t it names", optarg);
 			o->labels[o->ntraces - 1] = optarg;
 			break;
-		case 'o': o->out = optarg; break;
+		case 'o': o->out = optarg; out_given = true; break;
 		case 'T': o->title = optarg; break;
 		case 'F': {
 			unsigned w, h;
@@ -194,6 +234,7 @@ tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 				return tool_usage(PROG, "-F %s: size must be from 400x300 to 10000x10000 pixels", optarg);
 			o->width = w;
 			o->height = h;
+			size_given = true;
 			break;
 		}
 		case OPT_DPI: {
@@ -265,18 +306,30 @@ tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 			o->input_format = optarg;
 			break;
 		case OPT_SKIP_BAD: o->skip_bad = true; break;
+		case OPT_SWEEP: o->sweep = true; break;
 		case 'q': o->quiet = true; break;
 		}
+		if (c != 't' && c != 'l' && c != 'o' && c != 'T' && c != 'F' && c != OPT_DPI && c != 'x' && c != 'd' &&
+		    c != OPT_INPUT_FORMAT && c != OPT_SKIP_BAD && c != OPT_SWEEP && c != 'q')
+			only_figure = c;
 	}
 	if (c == TOOL_ARGS_STOP)
 		return args.exit;
 	for (; optind < argc; optind++) {
-		if (o->ntraces == PLOT_MAX_TRACES)
-			return tool_usage(PROG, "at most 8 traces (%s)", argv[optind]);
+		if (o->ntraces == PLOT_SWEEP_MAX)
+			return tool_usage(PROG, "at most %d traces (%s)", PLOT_SWEEP_MAX, argv[optind]);
 		o->paths[o->ntraces++] = argv[optind];
 	}
 	if (!o->ntraces)
 		return tool_usage(PROG, "%s", "no trace given (use -t FILE)");
+	if (o->sweep) {
+		tool_exit rc = sweep_options(cli, only_figure, out_given, size_given);
+		*run = rc == TOOL_EXIT_OK;
+		return rc;
+	}
+	if (o->ntraces > PLOT_MAX_TRACES)
+		return tool_usage(PROG, "at most %d traces (%s), but for --sweep", PLOT_MAX_TRACES,
+				  o->paths[PLOT_MAX_TRACES]);
 	o->panels &= ~no_panels;
 	if (!o->panels)
 		return tool_usage(PROG, "%s", "no panels left to draw");
@@ -298,6 +351,6 @@ tool_exit plot_cli_read(int argc, char **argv, plot_cli *cli, bool *run)
 void plot_cli_free(plot_cli *cli)
 {
 	free(cli->cmdline);
-	for (size_t i = 0; i < PLOT_MAX_TRACES; i++)
+	for (size_t i = 0; i < PLOT_SWEEP_MAX; i++)
 		free(cli->labels_owned[i]);
 }

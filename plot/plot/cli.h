@@ -10,7 +10,7 @@
 typedef struct plot_cli {
 	plot_opts o;
 	char *cmdline;
-	char *labels_owned[PLOT_MAX_TRACES];
+	char *labels_owned[PLOT_SWEEP_MAX];
 } plot_cli;
 
 /* Fills cli and sets *run when the tool is to run; otherwise what main

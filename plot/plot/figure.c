@@ -55,8 +55,8 @@ bool plot_output_ok(const char *path)
 	return plot_output_for(path) != NULL;
 }
 
-int plot_render_file(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
-		     br_error *err)
+int plot_write_figure(const plot_opts *o, const char *path, plot_draw_fn draw, const void *arg,
+		      const png_text_kv *kv, size_t nkv, br_error *err)
 {
 	const plot_output *out = plot_output_for(path);
 	if (!out)
@@ -76,15 +76,12 @@ int plot_render_file(const plot_opts *o, const plot_data *d, const plot_fonts *f
 	}
 	if (out->ext[1] != 'p' || out->ext[2] != 'n')
 		cairo_scale(cr, 72.0 / dpi, 72.0 / dpi);
-	rc = render_figure(cr, o, d, NULL, fonts, o->width, o->height, out->pixel(dpi), err);
+	rc = draw(cr, o->width, o->height, out->pixel(dpi), arg, err);
 	if (rc)
 		goto out;
-	png_text_kv kv[2 + PLOT_MAX_TRACES];
-	char buf[PLOT_MAX_TRACES][1024], keys[PLOT_MAX_TRACES][32];
-	int nkv = plot_text_chunks(o, d, kv, buf, keys);
 	cairo_destroy(cr);
 	cr = NULL;
-	rc = out->finish(s, tmp, kv, (size_t)nkv, err);
+	rc = out->finish(s, tmp, kv, nkv, err);
 	if (!rc && rename(tmp, path))
 		rc = br_error_set(err, BR_ESYS, errno, path, -1, "cannot rename the finished file");
 out:
@@ -97,6 +94,28 @@ out:
 			snprintf(err->file, sizeof(err->file), "%s", path);
 	}
 	return rc;
+}
+
+typedef struct figure_arg {
+	const plot_opts *o;
+	const plot_data *d;
+	const plot_fonts *fonts;
+} figure_arg;
+
+static int draw_figure(cairo_t *cr, double W, double H, double px, const void *arg, br_error *err)
+{
+	const figure_arg *a = arg;
+	return render_figure(cr, a->o, a->d, NULL, a->fonts, W, H, px, err);
+}
+
+int plot_render_file(const plot_opts *o, const plot_data *d, const plot_fonts *fonts, const char *path,
+		     br_error *err)
+{
+	png_text_kv kv[2 + PLOT_MAX_TRACES];
+	char buf[PLOT_MAX_TRACES][1024], keys[PLOT_MAX_TRACES][32];
+	int nkv = plot_text_chunks(o, d, kv, buf, keys);
+	figure_arg a = { o, d, fonts };
+	return plot_write_figure(o, path, draw_figure, &a, kv, (size_t)nkv, err);
 }
 
 /* cairo and fontconfig keep font caches for the life of the process; give

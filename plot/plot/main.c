@@ -3,11 +3,32 @@
 #include <stdio.h>
 #include "cli.h"
 #include "fonts.h"
+#include "sweep.h"
 #include "tool/say.h"
 
 static int fail(const br_error *err)
 {
 	return tool_say_error("blkreel-plot", NULL, err);
+}
+
+static tool_exit sweep_main(const plot_opts *o)
+{
+	plot_sweep ps;
+	br_error err = { 0 };
+	plot_fonts fonts = { 0 };
+	tool_exit st = 0;
+	if (plot_sweep_load(o, &ps, &err))
+		st = fail(&err);
+	if (!st) {
+		plot_fonts_open(&fonts, NULL);
+		if (plot_render_sweep_file(o, &ps.sw, &fonts, o->out, &err) < 0)
+			st = err.code == BR_EINVAL ? (fail(&err), TOOL_EXIT_USAGE) : fail(&err);
+		else if (!o->quiet)
+			printf("blkreel-plot: wrote %s\n", o->out);
+	}
+	plot_sweep_free(&ps);
+	plot_release_static(&fonts);
+	return st;
 }
 
 int main(int argc, char **argv)
@@ -20,6 +41,11 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	const plot_opts *o = &cli.o;
+	if (o->sweep) {
+		rc = sweep_main(o);
+		plot_cli_free(&cli);
+		return rc;
+	}
 	plot_data d;
 	br_error err = { 0 };
 	plot_fonts fonts = { 0 };

@@ -8,8 +8,11 @@
 #include "blkreel/error.h"
 #include "blkreel/stats.h"
 #include "density.h"
+#include "tool/sweep_label.h"
 
 #define PLOT_MAX_TRACES 8
+/* traces of a --sweep figure: drawn as points, not overlaid, so more fit */
+#define PLOT_SWEEP_MAX 16
 
 enum plot_panel {
 	PANEL_IO, PANEL_TPUT, PANEL_SEEK, PANEL_IOPS, PANEL_LAT, PANEL_QD, PANEL_STATS, PANEL_COUNT
@@ -18,8 +21,11 @@ extern const char *const plot_panel_names[PANEL_COUNT];
 
 typedef struct plot_opts {
 	size_t ntraces;
-	const char *paths[PLOT_MAX_TRACES];
-	const char *labels[PLOT_MAX_TRACES];
+	const char *paths[PLOT_SWEEP_MAX];   /* at most PLOT_MAX_TRACES but for --sweep */
+	const char *labels[PLOT_SWEEP_MAX];
+	bool sweep;                          /* --sweep: the sweep figure (sweep.h) */
+	tool_sweep_label sweep_labels[PLOT_SWEEP_MAX];
+	char sweep_param[TOOL_SWEEP_PARAM_MAX];
 	const char *out, *title, *csv, *movie;
 	unsigned width, height;      /* pixels */
 	double dpi;                  /* 0 = 96 */
@@ -107,6 +113,16 @@ struct plot_fonts; /* fonts.h */
 /* figure.c: the whole figure to a file chosen by extension. */
 int plot_render_file(const plot_opts *o, const plot_data *d, const struct plot_fonts *fonts,
 		     const char *path, br_error *err);
+
+/* figure.c: a figure of o's size to path (.png, .svg or .pdf, by its
+ * name), drawn by draw in W x H user units (px: one device pixel), written
+ * under a temporary name and renamed into place when whole, with kv as
+ * the PNG's text. 0 or a br_code with err naming path. */
+struct png_text_kv;
+struct _cairo;
+typedef int (*plot_draw_fn)(struct _cairo *cr, double W, double H, double px, const void *arg, br_error *err);
+int plot_write_figure(const plot_opts *o, const char *path, plot_draw_fn draw, const void *arg,
+		      const struct png_text_kv *kv, size_t nkv, br_error *err);
 
 /* figure.c helpers shared with the movie */
 int plot_make_tmp(const char *path, char *tmp, size_t n, br_error *err);

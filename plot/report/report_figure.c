@@ -1,4 +1,5 @@
-/* The HTML figure: blkreel-plot lives in plot/plot, outside the library,
+/* The HTML figure (for a sweep, blkreel-plot --sweep's figure of the
+ * same labelled traces): blkreel-plot lives in plot/plot, outside the library,
  * so the report runs the installed program (beside this one unless --plot
  * names another) into a temporary PNG and embeds it as base64. When the
  * program is missing or fails, the page says so instead. */
@@ -85,9 +86,13 @@ char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t 
 	}
 	char png[sizeof dir + 16], devarg[32], win[64];
 	snprintf(png, sizeof png, "%s/fig.png", dir);
-	const char *args[8 + 4 * BR_CMP_MAX_TRACES];
+	const char *args[10 + 4 * BR_CMP_MAX_TRACES];
 	size_t n = 0;
 	args[n++] = prog;
+	if (ctx->has_sweep) { /* the sweep figure: the traces by their sweep labels */
+		args[n++] = "--sweep";
+		args[n++] = "-q";
+	}
 	for (size_t k = 0; k < ctx->n; k++) {
 		args[n++] = "-t";
 		args[n++] = ctx->d[k].trace->path;

@@ -166,7 +166,7 @@ void br_analysis_free(br_analysis *a);
  * (throughput, IO/s, run time) comes first, in that order. */
 enum br_better { BR_BETTER_LOWER, BR_BETTER_HIGHER, BR_BETTER_NONE };
 
-#define BR_CMP_MAX_TRACES 8
+#define BR_CMP_MAX_TRACES 16
 
 typedef struct br_cmp_metric {
 	const char *key;              /* "d2c_p99_ms" (JSON key) */

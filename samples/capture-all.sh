@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # capture-all.sh — remake the workload samples with blkreel-capture: dbench (1 and 8 clients) and
-# tiobench-like fio runs (sequential and random, read and write, 1 and 4 threads) on ext4 and on xfs
+# tiobench-like fio runs (sequential and random, read and write, 1 and 4 threads) on ext4 and on xfs,
+# and a dbench sweep (1, 2, 4, 8, 16 clients) into samples/sweeps/dbench/,
 # (and btrfs when mkfs.btrfs is installed), each on its own loop device over a sparse file in a
 # temp dir. Writes samples/<fs>-<workload>.blktrace.gz (each kept under 4 MiB; the script fails
 # if one is not) and prints a table for samples/README.md. Root only.
 #   samples/capture-all.sh                 # every sample
 #   ONLY='ext4-fio-*' samples/capture-all.sh   # a subset (shell pattern on the sample name)
+#   ONLY='sweeps/dbench/*' samples/capture-all.sh
 # It only writes to loop devices it created, holds the machine-wide tracer lock throughout, and
 # unmounts, detaches and removes everything from an EXIT trap on every path.
 set -euo pipefail
@@ -93,12 +95,13 @@ capture() { # capture NAME CMD...
     (($#)) || die "$name: no command"
     [[ $name == $ONLY ]] || return 0
     log "$name: $*"
-    local out=$TMP/$name
+    local out=$TMP/${name//\//-}
     "$CAP" -q -l 9 -d "$LOOP" -o "$out" -- "$@" >/dev/null
     local size events
     size=$(stat -c %s "$out.blktrace.gz")
     ((size < MAX_BYTES)) || die "$name is $size bytes (limit $MAX_BYTES): shorten the workload"
     events=$(zcat "$out.blktrace.gz" | blkparse -i - 2>/dev/null | grep -c '^ *[0-9]*,[0-9]' || true)
+    mkdir -p "$(dirname "$HERE/$name")"
     mv -f "$out.blktrace.gz" "$HERE/$name.blktrace.gz"
     TABLE+=("| \`$name.blktrace.gz\` | $size | $events | \`$*\` |")
     rm -rf "${MNT:?}"/* && sync
@@ -109,6 +112,11 @@ for fs in "${FILESYSTEMS[@]}"; do
     log "$fs on $LOOP"
     capture "$fs-dbench-1c" dbench -D "$MNT" -t 3 1
     capture "$fs-dbench-8c" dbench -D "$MNT" -t 3 8
+    # a sweep of clients, captured together (blkreel-report's sweep report, blkreel-plot --sweep), 1 s a
+    # point to keep the ten files small
+    for c in 1 2 4 8 16; do
+        capture "sweeps/dbench/$fs-${c}c" dbench -D "$MNT" -t 1 "$c"
+    done
     for kind in seq rand; do
         for t in 1 4; do
             fio_job "$kind" "$t"
@@ -118,7 +126,7 @@ for fs in "${FILESYSTEMS[@]}"; do
     drop_fs
 done
 
-total=$(cat "$HERE"/*-dbench-*.blktrace.gz "$HERE"/*-fio-*.blktrace.gz 2>/dev/null | wc -c)
+total=$(cat "$HERE"/*-dbench-*.blktrace.gz "$HERE"/*-fio-*.blktrace.gz "$HERE"/sweeps/*/*.blktrace.gz 2>/dev/null | wc -c)
 log "samples in $HERE: $total bytes in total"
 ((total < 20 * 1024 * 1024)) || die "samples total $total bytes, over 20 MiB"
 printf '%s\n' "| file | bytes | events | command (MNT = the mounted loop device) |" "| --- | --- | --- | --- |"

@@ -118,3 +118,47 @@ Test(report_sweep, dbench_samples)
 		    "[[1,\"xfs:clients=1\"],[8,\"ext4:clients=8\"]]");
 	tu_expect_json(p, "all(len(q[\"diagnosis\"][\"causes\"]) > 0 for q in d[\"pairs\"])", "true");
 }
+
+/* The captured sweeps in samples/sweeps/ (samples/capture-sweeps.sh: fio
+ * at numjobs 1-16, each built to stop on one limit) are judged as built,
+ * from the files, with the knee at the point after which the traces' own
+ * MB/s first grows by less than half of linear scaling. The kernel suite
+ * (test_sweep_kernel.c) captures two of them anew; these are the files a
+ * user gets. */
+static void expect_bundled_sweep(const char *name, const char *limit, int knee)
+{
+	char cmd[4096];
+	size_t k = (size_t)snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --no-progress -q --no-figure", tu_dir, rep());
+	static const int jobs[] = { 1, 2, 4, 8, 16 };
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++)
+		k += (size_t)snprintf(cmd + k, sizeof cmd - k, " -l %s:numjobs=%d '%s/samples/sweeps/%s/j%d.blktrace.gz'",
+				      name, jobs[i], tu_root(), name, jobs[i]);
+	snprintf(cmd + k, sizeof cmd - k, " --json s.json");
+	char *err = NULL;
+	int rc = tu_runf(NULL, NULL, &err, "%s", cmd);
+	cr_assert_eq(rc, 0, "%s: %s", name, err ? err : "");
+	free(err);
+	char want[64];
+	snprintf(want, sizeof want, "\"%s\"", limit);
+	tu_expect_json(tu_path("s.json"), "d[\"knees\"][0][\"limit\"]", want);
+	snprintf(want, sizeof want, "%d", knee);
+	tu_expect_json(tu_path("s.json"), "d[\"knees\"][0][\"knee\"]", want);
+}
+
+Test(report_sweep, bundled_cpu_bound_sweep_is_host_bound)
+{
+	/* 428 MB/s at 1 job, 467 at 16: the hashing CPU is the limit from the first job */
+	expect_bundled_sweep("host", "host_bound", 1);
+}
+
+Test(report_sweep, bundled_least_nr_requests_sweep_is_concurrency_capped)
+{
+	/* 33.9, 68.7, 94.3, 111.7, 113.0 MB/s: linear to 2 jobs, N_busy stops at 3.45 */
+	expect_bundled_sweep("nr_requests", "concurrency_capped", 2);
+}
+
+Test(report_sweep, bundled_fsync_sweep_is_serialised)
+{
+	/* 6.0 work MB/s at 1 job and 5.9 at 16: N_busy at most 1.22 */
+	expect_bundled_sweep("fsync", "serialised", 1);
+}

@@ -496,14 +496,7 @@ run_pair() {
         sweep "$p" "$LA" "${FIO[@]}" ;;
     sweep_fsync)
         attach disk; LA=$L
-        mkfs.ext4 -q -F -b 4096 "$LA"
-        MNT=$TMP/mnt
-        mkdir -p "$MNT"
-        mount -t ext4 "$LA" "$MNT"
-        sweep "$p" "$LA" fio "${FIO_GLOBAL[@]/--size=64M/--size=4M}" --name=job --directory="$MNT" --rw=write \
-            --bs=4k --ioengine=psync --fsync=1 --fallocate=none "${TIMED[@]}"
-        umount "$MNT"
-        MNT="" ;;
+        fsync_sweep "$p" "$LA" ;;
     sweep_nr_requests)
         attach disk; LA=$L
         warm "$LA"
@@ -521,6 +514,18 @@ sweep() { # sweep SWEEP DEV CMD... — capture CMD --numjobs=N for each N of SWE
     for n in "${SWEEP_JOBS[@]}"; do
         side "$name" "j$n" "$dev" "$@" --numjobs="$n" --group_reporting
     done
+}
+
+fsync_sweep() { # fsync_sweep SWEEP DEV — ext4 on DEV, each job's 4 KiB writes to its own file, fsync after each
+    local name=$1 dev=$2
+    mkfs.ext4 -q -F -b 4096 "$dev"
+    MNT=$TMP/mnt
+    mkdir -p "$MNT"
+    mount -t ext4 "$dev" "$MNT"
+    sweep "$name" "$dev" fio "${FIO_GLOBAL[@]/--size=64M/--size=4M}" --name=job --directory="$MNT" --rw=write \
+        --bs=4k --ioengine=psync --fsync=1 --fallocate=none "${TIMED[@]}"
+    umount "$MNT"
+    MNT=""
 }
 
 least_nr_requests() { # least_nr_requests DEV — the smallest nr_requests its queue takes

@@ -79,8 +79,6 @@ int report_sweep(report_ctx *ctx, br_error *err);
 void report_sweep_free(report_ctx *ctx);
 /* sub: ctx as if the report's diagnosis were pair k's (for its printers). */
 void report_sweep_pair_ctx(const report_ctx *ctx, size_t k, report_ctx *sub);
-/* s escaped for HTML text and attributes (report_html.c). */
-void report_html_esc(FILE *f, const char *s);
 /* s in a Markdown table cell: a '|' escaped (report_markdown.c; labels are
  * the user's). */
 void report_md_cell(FILE *f, const char *s);

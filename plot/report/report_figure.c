@@ -6,77 +6,24 @@
 #include "report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-static char *base64(const unsigned char *p, size_t n)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-	if (!out)
-		return NULL;
-	size_t i = 0;
-	for (; i + 2 < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		*o++ = tab[v >> 18];
-		*o++ = tab[(v >> 12) & 63];
-		*o++ = tab[(v >> 6) & 63];
-		*o++ = tab[v & 63];
-	}
-	if (i < n) {
-		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
-		*o++ = tab[v >> 18];
-		*o++ = tab[(v >> 12) & 63];
-		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-		*o++ = '=';
-	}
-	*o = 0;
-	return out;
-}
-
-/* The plot program to run, or NULL (why filled). */
-static const char *find_plot(const report_ctx *ctx, const char *argv0, char *buf, size_t size,
-			     char *why, size_t whysize)
-{
-	const char *p = ctx->cli->plot_bin;
-	if (p && !*p) {
-		snprintf(why, whysize, "--no-figure was given");
-		return NULL;
-	}
-	if (!p) {
-		char self[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n > 0)
-			self[n] = 0;
-		else
-			snprintf(self, sizeof self, "%s", argv0);
-		char *slash = strrchr(self, '/');
-		if (slash)
-			slash[1] = 0;
-		else
-			self[0] = 0;
-		snprintf(buf, size, "%sblkreel-plot", self);
-		p = buf;
-	}
-	if (access(p, X_OK)) {
-		snprintf(why, whysize, "blkreel-plot is not installed (%s)", p);
-		return NULL;
-	}
-	return p;
-}
+#include "tool/html.h"
+#include "tool/sibling.h"
 
 char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t whysize)
 {
+	if (ctx->cli->plot_bin && !*ctx->cli->plot_bin) {
+		snprintf(why, whysize, "--no-figure was given");
+		return NULL;
+	}
 	char progbuf[PATH_MAX + 16];
-	const char *prog = find_plot(ctx, argv0, progbuf, sizeof progbuf, why, whysize);
+	const char *prog =
+		tool_sibling_find("blkreel-plot", ctx->cli->plot_bin, argv0, progbuf, sizeof progbuf, why, whysize);
 	if (!prog)
 		return NULL;
 	char dir[] = "/tmp/blkreel-report-XXXXXX";
@@ -117,31 +64,9 @@ char *report_figure(const report_ctx *ctx, const char *argv0, char *why, size_t 
 	args[n] = NULL;
 
 	char *out = NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	pid_t pid;
-	int rc = posix_spawn(&pid, prog, &fa, NULL, (char *const *)args, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	int st = 0;
-	if (rc) {
-		snprintf(why, whysize, "could not run %s: %s", prog, strerror(rc));
-	} else if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(why, whysize, "%s failed (status %d)", prog, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	} else {
-		FILE *f = fopen(png, "rb");
-		unsigned char *buf = NULL;
-		long len = -1;
-		if (f && !fseek(f, 0, SEEK_END) && (len = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
-		    (buf = malloc((size_t)len)) && fread(buf, 1, (size_t)len, f) == (size_t)len)
-			out = base64(buf, (size_t)len);
-		if (!out)
-			snprintf(why, whysize, "could not read the figure %s", png);
-		else
-			snprintf(why, whysize, "Figure rendered by blkreel-plot.");
-		free(buf);
-		if (f)
-			fclose(f);
+	if (!tool_sibling_run(args, why, whysize)) {
+		out = tool_html_base64_file(png);
+		snprintf(why, whysize, out ? "Figure rendered by blkreel-plot." : "could not read the figure %s", png);
 	}
 	unlink(png);
 	rmdir(dir);

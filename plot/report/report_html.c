@@ -5,51 +5,29 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-void report_html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
+#include "tool/html.h"
 
 static void table(FILE *f, const report_table *t)
 {
 	if (!t->ncols || t->nrows < 2)
 		return;
 	fputs("<h3>", f);
-	report_html_esc(f, t->title);
+	tool_html_esc(f, t->title);
 	fputs("</h3>\n<table>\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *tag = r == 0 ? "th" : "td";
 			fprintf(f, "<%s%s>", tag, t->numeric[c] ? " class=\"n\"" : "");
-			report_html_esc(f, t->cell[r][c]);
+			tool_html_esc(f, t->cell[r][c]);
 			fprintf(f, "</%s>", tag);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
-
-static const char style[] =
-	"<style>\n"
-	"body{font-family:'DejaVu Sans',sans-serif;max-width:1100px;margin:2em auto;color:#222}\n"
-	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	"th,td{padding:.2em .7em;border-bottom:1px solid #ddd;text-align:left}\n"
-	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"th{background:#f3f3f3}\n"
-	"li{margin:.3em 0}\n"
-	"img{max-width:100%;border:1px solid #ddd}\n"
-	".note{color:#666;font-size:.9em}\n"
-	"</style>\n";
 
 typedef struct html_diag {
 	FILE *f;
@@ -67,7 +45,7 @@ static void html_line(void *arg, int kind, const char *line)
 	h->in_list = item;
 	fputs(item ? "<li>" : kind == REPORT_DIAG_HEAD ? "<p><strong>"
 			      : kind == REPORT_DIAG_NOTE ? "<p class=\"note\">" : "<p>", h->f);
-	report_html_esc(h->f, line);
+	tool_html_esc(h->f, line);
 	fputs(item ? "</li>\n" : kind == REPORT_DIAG_HEAD ? "</strong></p>\n" : "</p>\n", h->f);
 }
 
@@ -76,15 +54,16 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	report_table *t = malloc(sizeof *t);
 	if (!t)
 		return -1;
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Block I/O report: ", f);
+	char title[1024] = "Block I/O report: ";
 	for (size_t k = 0; k < ctx->n; k++) {
-		fputs(k ? " vs " : "", f);
-		report_html_esc(f, ctx->d[k].trace->label);
+		size_t len = strlen(title);
+		snprintf(title + len, sizeof title - len, "%s%s", k ? " vs " : "", ctx->d[k].trace->label);
 	}
-	fprintf(f, "</title>\n%s</head>\n<body>\n<h1>Block I/O report: ", style);
+	tool_html_head(f, title);
+	fputs("<h1>Block I/O report: ", f);
 	for (size_t k = 0; k < ctx->n; k++) {
 		fputs(k ? " vs " : "", f);
-		report_html_esc(f, ctx->d[k].trace->label);
+		tool_html_esc(f, ctx->d[k].trace->label);
 	}
 	fputs("</h1>\n", f);
 	report_ctx *sub = ctx->has_sweep ? malloc(sizeof *sub) : NULL;
@@ -109,18 +88,18 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	if (png_b64) {
 		fprintf(f, "<figure><img alt=\"blkreel-plot figure\" src=\"data:image/png;base64,%s\">", png_b64);
 		fputs("<figcaption class=\"note\">", f);
-		report_html_esc(f, ctx->figure_note ? ctx->figure_note : "");
+		tool_html_esc(f, ctx->figure_note ? ctx->figure_note : "");
 		fputs("</figcaption></figure>\n", f);
 	} else if (ctx->figure_note && ctx->figure_note[0]) {
 		fputs("<p class=\"note\">No figure: ", f);
-		report_html_esc(f, ctx->figure_note);
+		tool_html_esc(f, ctx->figure_note);
 		fputs("</p>\n", f);
 	}
 	if (ctx->n > 1) {
 		fputs("<h2>Differences</h2>\n<ul>\n", f);
 		for (size_t s = 0; s < ctx->nsentences; s++) {
 			fputs("<li>", f);
-			report_html_esc(f, ctx->sentences[s]);
+			tool_html_esc(f, ctx->sentences[s]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -129,7 +108,7 @@ int report_html(FILE *f, const report_ctx *ctx, const char *png_b64)
 	}
 	for (size_t k = 0; k < ctx->n; k++) {
 		fputs("<h2>", f);
-		report_html_esc(f, ctx->d[k].trace->label);
+		tool_html_esc(f, ctx->d[k].trace->label);
 		fputs("</h2>\n", f);
 		for (int kind = 0; kind < RT_KINDS; kind++) {
 			report_table_make(t, kind, &ctx->d[k], ctx->cli->top);

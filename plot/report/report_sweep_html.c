@@ -5,12 +5,14 @@
 
 #include "report.h"
 
+#include "tool/html.h"
+
 static void stack_html(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 {
 	fputs("<h3>", f);
-	report_html_esc(f, st->stack);
+	tool_html_esc(f, st->stack);
 	fprintf(f, " (%s)</h3>\n<table>\n<tr><th>", st->work ? "work MB/s: the bytes applications queued" : "device MB/s");
-	report_html_esc(f, sw->param);
+	tool_html_esc(f, sw->param);
 	fputs("</th><th>MB/s</th><th>work MB/s</th><th>U</th><th>N_busy</th><th>S KiB</th><th>R ms</th>"
 	      "<th>amp</th><th>Q2C ms</th><th>next step: elasticity</th><th>carried by</th></tr>\n", f);
 	for (size_t k = 0; k < st->npoints; k++) {
@@ -30,7 +32,7 @@ static void stack_html(FILE *f, const br_sweep *sw, const br_sweep_stack *st)
 			fputs("<td></td><td></td></tr>\n", f);
 	}
 	fprintf(f, "</table>\n<p><strong>Limit: %s.</strong> ", st->limit);
-	report_html_esc(f, st->evidence);
+	tool_html_esc(f, st->evidence);
 	fputs(".</p>\n", f);
 }
 
@@ -38,7 +40,7 @@ void report_sweep_html(FILE *f, const report_ctx *ctx)
 {
 	const br_sweep *sw = &ctx->sweep;
 	fputs("<h2>Sweep over ", f);
-	report_html_esc(f, sw->param);
+	tool_html_esc(f, sw->param);
 	fprintf(f, "</h2>\n<p>The knee is the first point after which a step gains less than %.0f %% of linear "
 		   "scaling (elasticity = ln throughput ratio / ln parameter ratio).</p>\n",
 		100 * BR_SWEEP_KNEE_ELASTICITY);
@@ -46,7 +48,7 @@ void report_sweep_html(FILE *f, const report_ctx *ctx)
 		stack_html(f, sw, &sw->stacks[s]);
 	if (ctx->sweep_summary[0]) {
 		fputs("<p><strong>Where they part.</strong> ", f);
-		report_html_esc(f, ctx->sweep_summary);
+		tool_html_esc(f, ctx->sweep_summary);
 		fputs("</p>\n", f);
 	}
 }

@@ -13,9 +13,11 @@
 #include "blkreel/event.h"
 #include "testutil.h"
 #include "tool/clock.h"
+#include "tool/html.h"
 #include "tool/io.h"
 #include "tool/opts.h"
 #include "tool/say.h"
+#include "tool/sibling.h"
 #include "tool/sweep_label.h"
 #include "tool/sysfs.h"
 
@@ -329,4 +331,43 @@ Test(sweep_label, stack_parameter_and_value, .init = cr_redirect_stderr)
 				"Try 'blkreel-x --help' for more information.\n"
 				"blkreel-x: -l xfs:cli ents=1: a sweep label is STACK:PARAM=VALUE, the value a number (e.g. ext4:clients=8)\n"
 				"Try 'blkreel-x --help' for more information.\n");
+}
+
+Test(html, escape_and_base64)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	tool_html_esc(m, "a<b & \"c\">");
+	fclose(m);
+	cr_expect_str_eq(buf, "a&lt;b &amp; &quot;c&quot;&gt;");
+	free(buf);
+	static const char *const plain[] = { "Man", "Ma", "M" }, *const coded[] = { "TWFu", "TWE=", "TQ==" };
+	char *dir = tu_tmpdir(), path[4200];
+	snprintf(path, sizeof path, "%s/f", dir);
+	for (int i = 0; i < 3; i++) {
+		FILE *f = fopen(path, "wb");
+		fputs(plain[i], f);
+		fclose(f);
+		char *b = tool_html_base64_file(path);
+		cr_expect_str_eq(b, coded[i]);
+		free(b);
+	}
+	cr_expect_null(tool_html_base64_file("/nonexistent/f"));
+	tu_tmpdir_remove(dir);
+}
+
+Test(sibling, find_and_run)
+{
+	char buf[4200], why[512];
+	cr_expect_null(tool_sibling_find("blkreel-none-such", NULL, NULL, buf, sizeof buf, why, sizeof why));
+	cr_expect(strstr(why, "blkreel-none-such is not installed ("), "%s", why);
+	cr_expect_null(tool_sibling_find("blkreel-plot", "", NULL, buf, sizeof buf, why, sizeof why));
+	cr_expect_str_eq(tool_sibling_find("true", "/bin/true", NULL, buf, sizeof buf, why, sizeof why), "/bin/true");
+	const char *ok[] = { "/bin/true", NULL }, *bad[] = { "/bin/false", NULL }, *none[] = { "/nonexistent/x", NULL };
+	cr_expect_eq(tool_sibling_run(ok, why, sizeof why), 0);
+	cr_expect_eq(tool_sibling_run(bad, why, sizeof why), -1);
+	cr_expect_str_eq(why, "/bin/false failed (status 1)");
+	cr_expect_eq(tool_sibling_run(none, why, sizeof why), -1);
+	cr_expect(strstr(why, "could not run /nonexistent/x"), "%s", why);
 }

@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "blkreel/json.h"
+#include "tool/html.h"
 
 static const char *lab(const ab_ctx *c, size_t side)
 {
@@ -165,6 +167,7 @@ static int text(FILE *f, const ab_ctx *c)
 	floor_text(f, c);
 	metrics_text(f, c);
 	runs_text(f, c);
+	fprintf(f, "\n%s: %s.\n", c->has_figure ? "Figure" : "No figure", c->figure_why);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -179,6 +182,10 @@ static int markdown(FILE *f, const ab_ctx *c)
 	fputs("; each round is one sample.\n\n## Diagnosis\n\n", f);
 	diag_text(f, c);
 	floor_text(f, c);
+	if (c->has_figure)
+		fprintf(f, "\n![%s vs %s, the rounds overlaid](overlay.png)\n", lab(c, 0), lab(c, 1));
+	else
+		fprintf(f, "\nNo figure: %s.\n", c->figure_why);
 	fprintf(f, "\n## Per metric\n\n| metric | %s | %s | B/A | t | df | floor | rounds A | rounds B |\n"
 		   "|---|---:|---:|---:|---:|---:|---:|---|---|\n",
 		lab(c, 0), lab(c, 1));
@@ -209,6 +216,65 @@ static int markdown(FILE *f, const ab_ctx *c)
 			(double)r->fid.err_p99 / 1e3, r->fid.iops, (unsigned long long)r->fid.failed,
 			(unsigned long long)r->cap.events, (unsigned long long)r->cap.lost, base ? base + 1 : r->trace);
 	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- HTML: the same, as one page with the figure in it ---- */
+
+/* What a text writer prints, as escaped HTML in a <pre>. */
+static void pre_of(FILE *f, const ab_ctx *c, void (*write)(FILE *, const ab_ctx *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	write(m, c);
+	fclose(m);
+	fputs("<pre>", f);
+	tool_html_esc(f, buf ? buf : "");
+	fputs("</pre>\n", f);
+	free(buf);
+}
+
+static void diag_and_floor(FILE *f, const ab_ctx *c)
+{
+	diag_text(f, c);
+	floor_text(f, c);
+}
+
+static int html(FILE *f, const ab_ctx *c)
+{
+	char title[512];
+	snprintf(title, sizeof title, "%s against %s: %s replayed in rounds", lab(c, 0), lab(c, 1), c->o->inputs[0]);
+	tool_html_head(f, title);
+	fputs("<h1>", f);
+	tool_html_esc(f, title);
+	fputs("</h1>\n<p>A = ", f);
+	tool_html_esc(f, lab(c, 0));
+	fputs(" (<code>", f);
+	tool_html_esc(f, c->dev[0]);
+	fputs("</code>), B = ", f);
+	tool_html_esc(f, lab(c, 1));
+	fputs(" (<code>", f);
+	tool_html_esc(f, c->dev[1]);
+	fprintf(f, "</code>); %u rounds a side, run in the order ", c->rounds);
+	order_text(f, c);
+	fputs("; each round is one sample.</p>\n<h2>Diagnosis</h2>\n", f);
+	pre_of(f, c, diag_and_floor);
+	char *png = c->has_figure ? tool_html_base64_file(c->figure) : NULL;
+	if (png)
+		fprintf(f, "<figure><img alt=\"the rounds overlaid\" src=\"data:image/png;base64,%s\"><figcaption>", png);
+	else
+		fputs("<p class=\"note\">No figure: ", f);
+	tool_html_esc(f, c->has_figure && !png ? "overlay.png could not be read" : c->figure_why);
+	fputs(png ? ".</figcaption></figure>\n" : ".</p>\n", f);
+	free(png);
+	fputs("<h2>Per metric</h2>\n", f);
+	pre_of(f, c, metrics_text);
+	fputs("<h2>Runs</h2>\n", f);
+	pre_of(f, c, runs_text);
+	fputs("</body>\n</html>\n", f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -326,6 +392,12 @@ static int json(FILE *f, const ab_ctx *c, const char *path, br_error *err)
 	br_json_kdouble(&j, "min_ratio", BR_DIAG_RUNS_MIN_RATIO);
 	br_json_kdouble(&j, "detection_floor_mbps", c->m[AB_M_X].present ? c->m[AB_M_X].floor : NAN);
 	br_json_kdouble(&j, "detection_floor_q2c", c->m[AB_M_Q2C].present ? c->m[AB_M_Q2C].floor : NAN);
+	br_json_key(&j, "figure");
+	br_json_object(&j);
+	if (c->has_figure)
+		br_json_kstr(&j, "file", "overlay.png");
+	br_json_kstr(&j, c->has_figure ? "shows" : "none", c->figure_why);
+	br_json_end(&j);
 	diag_json(&j, c);
 	metrics_json(&j, c);
 	runs_json(&j, c);
@@ -334,7 +406,7 @@ static int json(FILE *f, const ab_ctx *c, const char *path, br_error *err)
 }
 
 /* Write one file whole or not at all: DIR/.NAME.tmp, then rename. */
-enum { AB_TEXT, AB_MD, AB_JSON };
+enum { AB_TEXT, AB_MD, AB_HTML, AB_JSON };
 
 static int atomic_write(const ab_ctx *c, const char *name, int kind, br_error *err)
 {
@@ -344,7 +416,10 @@ static int atomic_write(const ab_ctx *c, const char *name, int kind, br_error *e
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return br_error_set(err, BR_ESYS, errno, tmp, -1, "cannot create");
-	int rc = kind == AB_JSON ? json(f, c, tmp, err) : kind == AB_MD ? markdown(f, c) : text(f, c);
+	int rc = kind == AB_JSON ? json(f, c, tmp, err)
+		 : kind == AB_MD ? markdown(f, c)
+		 : kind == AB_HTML ? html(f, c)
+		 : text(f, c);
 	if (kind != AB_JSON && rc)
 		rc = br_error_set(err, BR_ESYS, errno, tmp, -1, "write failed");
 	if (fflush(f) || fsync(fileno(f)))
@@ -363,6 +438,8 @@ int ab_report_write(const ab_ctx *c, br_error *err)
 	int rc = atomic_write(c, "report.json", AB_JSON, err);
 	if (!rc)
 		rc = atomic_write(c, "report.md", AB_MD, err);
+	if (!rc)
+		rc = atomic_write(c, "report.html", AB_HTML, err);
 	if (!rc)
 		rc = atomic_write(c, "report.txt", AB_TEXT, err);
 	return rc;

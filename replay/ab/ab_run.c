@@ -246,8 +246,11 @@ int ab_run(const replay_opts *o)
 		/* a stop signal while the rounds are read: no report, the rounds stay */
 		else if (cap_lib_interrupted())
 			status = 1;
-		else if (ab_report_write(c, &err))
-			status = say(&err);
+		else {
+			ab_figure(c);
+			if (ab_report_write(c, &err))
+				status = say(&err);
+		}
 	}
 	if (!status && !o->quiet) {
 		char path[1100];

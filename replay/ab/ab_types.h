@@ -62,6 +62,10 @@ typedef struct ab_ctx {
 	br_diagnosis diag;
 	bool has_diag;
 	ab_metric m[AB_M_COUNT];
+	/* the overlay figure (ab_figure.c) */
+	bool has_figure;
+	char figure[1100];        /* DIR/overlay.png */
+	char figure_why[512];     /* what it shows, or why there is none */
 } ab_ctx;
 
 /* Read each finished run's trace into its profile. 0 or a br_code. */
@@ -69,7 +73,11 @@ int ab_stats_load(ab_ctx *c, br_error *err);
 /* Pool each side, diagnose A against B, the per-metric table. */
 int ab_stats_compare(ab_ctx *c, br_error *err);
 
-/* DIR/report.txt, report.md and report.json, each written to a temporary file
+/* DIR/overlay.png by blkreel-plot, when it is installed beside this
+ * program and works; has_figure and figure_why say which. */
+void ab_figure(ab_ctx *c);
+
+/* DIR/report.txt, report.md, report.html and report.json, each written to a temporary file
  * and renamed into place. 0 or a br_code. */
 int ab_report_write(const ab_ctx *c, br_error *err);
 

@@ -255,6 +255,26 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	cr_expect(strstr(txt, "order A B B A A B"), "%s", txt);
 	free(txt);
 	cr_expect_eq(access(rf_path("ab/report.md"), F_OK), 0);
+	/* the rounds overlaid by blkreel-plot, named in every report, embedded in the HTML page */
+	FILE *png = fopen(rf_path("ab/overlay.png"), "rb");
+	unsigned char magic[8] = { 0 };
+	cr_expect(png && fread(magic, 1, 8, png) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8), "no overlay.png");
+	if (png)
+		fclose(png);
+	p = json_str(rf_path("ab/report.json"), "['figure']['file']");
+	cr_expect_str_eq(p, "overlay.png");
+	free(p);
+	txt = tu_read_text(rf_path("ab/report.txt"));
+	cr_expect(strstr(txt, "Figure: overlay.png: rounds 1-3 of each side"), "%s", txt);
+	free(txt);
+	char *md = tu_read_text(rf_path("ab/report.md"));
+	cr_expect(md && strstr(md, "](overlay.png)"), "%s", md ? md : "");
+	free(md);
+	char *html = tu_read_text(rf_path("ab/report.html"));
+	cr_assert(html, "no report.html");
+	cr_expect(strstr(html, "<h2>Diagnosis</h2>") && strstr(html, "src=\"data:image/png;base64,"), "%.2000s", html);
+	cr_expect(strstr(html, "order A B B A A B"), "%.2000s", html);
+	free(html);
 	free(out);
 	free(err);
 }

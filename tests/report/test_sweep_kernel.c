@@ -12,10 +12,12 @@
  * Two recipes of make_pairs.sh are not judged here, for they do not come
  * out alike on this machine: sweep_disk (random reads of a disk-backed
  * direct-IO loop: device_saturated), whose 16 jobs' reads reached the device
- * 11-13.5 at a time in some runs and 3.4 in others: a loop device here
- * mostly holds at most 4 requests issued at once (its sysfs inflight, RAM-
- * or disk-backed, 16 psync jobs or libaio QD32, nr_requests 128; cause not
- * found), so the sweep measures that cap, not the device; and sweep_fsync
+ * 11-13.5 at a time in some runs and 3.4 in others: fio's IO on a loop
+ * device here mostly gets at most 4 requests issued at once (sysfs inflight
+ * and the traces' depth, RAM- or disk-backed, 16 psync jobs or libaio QD32,
+ * nr_requests 128; the rest wait before G), while blkreel-replay's io_uring
+ * gets over 100 on the same kind of device; cause not found. So the sweep
+ * measures that cap, not the device; and sweep_fsync
  * (ext4, fsync after every write: serialised), whose one-job point moved
  * 1.3-9.4 work MB/s between runs and with it the knee and the limit
  * (serialised, concurrency_capped, amplification); on a RAM-backed loop it

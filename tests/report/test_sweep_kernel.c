@@ -4,26 +4,25 @@
  * tests/report/pairs/make_pairs.sh --quick sweep_*; see its --list):
  *  - sweep_host: every write hashed on one CPU that all jobs share, the
  *    device a RAM loop whose workers run first: host_bound, from one job;
- *  - sweep_nr_requests: queue/nr_requests at its least: concurrency_capped.
+ *  - sweep_nr_requests: queue/nr_requests at its least: concurrency_capped;
+ *  - sweep_disk: 64 KiB random reads of a disk-backed direct-IO loop:
+ *    device_saturated (N_busy and R grow together, U near 1).
  * The limit must be the one built in, and the knee within one step of the
  * point after which the traces' own throughput (their MB/s, not the sweep's
  * numbers) first grows by less than half of linear scaling. The host sweep
  * is also captured twice: the same knee and the same limit.
- * Two recipes of make_pairs.sh are not judged here, for they do not come
- * out alike on this machine: sweep_disk (random reads of a disk-backed
- * direct-IO loop: device_saturated), whose 16 jobs' reads reached the device
- * 11-13.5 at a time in some runs and 3.4 in others: fio's IO on a loop
- * device here mostly gets at most 4 requests issued at once (sysfs inflight
- * and the traces' depth, RAM- or disk-backed, 16 psync jobs or libaio QD32,
- * nr_requests 128; the rest wait before G), while blkreel-replay's io_uring
- * gets over 100 on the same kind of device; cause not found. So the sweep
- * measures that cap, not the device; and sweep_fsync
- * (ext4, fsync after every write: serialised), whose one-job point moved
- * 1.3-9.4 work MB/s between runs and with it the knee and the limit
- * (serialised, concurrency_capped, amplification); on a RAM-backed loop it
- * scaled to 4 jobs (162 work MB/s, 37 at one) and was named
- * concurrency_capped twice (N_busy 1.55 -> 1.78 from 4 to 16). The captured sweeps in samples/sweeps/ (host,
- * nr_requests, fsync) are judged from their files by test_report_sweep. */
+ * make_pairs.sh rewrites each loop's nr_requests when it attaches it: a
+ * loop device here was found with its driver tags at a depth of 4 while
+ * nr_requests read 128 (debugfs hctx0/tags), left so by earlier knob
+ * writes, and fio then got 4 requests issued at once; before that fix the
+ * disk sweep came out 3.4 or 11-13.5 at 16 jobs, depending on which device
+ * it landed on. With 4 KiB reads 16 jobs do not saturate that loop (no
+ * knee, twice). sweep_fsync (ext4, fsync after every write: serialised) is
+ * not judged live: its one-job point moved 1.3-9.4 work MB/s between runs
+ * on the disk-backed loop (the host's shared disk), and with it the knee
+ * and the limit; on a RAM-backed loop it scaled to 4 jobs (group commit).
+ * The captured sweeps in samples/sweeps/ (host, nr_requests, fsync) are
+ * judged from their files by test_report_sweep. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,6 +133,12 @@ Test(sweep_kernel, cpu_bound_jobs_are_host_bound)
 Test(sweep_kernel, least_nr_requests_is_concurrency_capped)
 {
 	expect_sweep("sweep_nr_requests", "concurrency_capped", 0);
+}
+
+/* Reads the disk-backed loop serves no faster however many queue at it. */
+Test(sweep_kernel, disk_backed_reads_saturate_the_device)
+{
+	expect_sweep("sweep_disk", "device_saturated", 0);
 }
 
 /* Two captures of the same sweep, one after the other: the same knee and

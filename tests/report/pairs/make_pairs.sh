@@ -211,7 +211,7 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         EXPECT="host_bound" ;;
     sweep_disk)
         DIFF="fio numjobs ${SWEEP_JOBS[*]}"
-        WORKLOAD="4 KiB random reads over ${IMG_MIB} MiB, psync, O_DIRECT, ${RUN_S} s per point, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing)"
+        WORKLOAD="64 KiB random reads over ${IMG_MIB} MiB, psync, O_DIRECT, ${RUN_S} s per point, disk-backed loop (direct-io=on, file on /var/tmp, read once before tracing; with 4 KiB reads 16 jobs did not saturate it)"
         EXPECT="device_saturated" ;;
     sweep_fsync)
         DIFF="fio numjobs ${SWEEP_JOBS[*]}"
@@ -275,6 +275,18 @@ attach() { # attach ram|disk [MiB] — sets L (device), Q (its queue dir) and MI
     [[ $L == /dev/loop* ]] || die "unexpected loop device '$L'"
     LOOPS+=("$L")
     Q=/sys/block/${L#/dev/}/queue
+    refresh_tags
+}
+
+# A loop device's driver tags were seen (6.18, debugfs hctx0/tags) at a depth of 4 while its
+# nr_requests read 128, left so by earlier knob writes on the same device: fio then got 4 requests
+# issued at once, whatever its depth. Writing nr_requests makes the kernel size the tags to it,
+# but not when the value is unchanged, so it goes down and back to its own value.
+refresh_tags() {
+    local n
+    n=$(<"$Q/nr_requests")
+    echo $((n / 2)) >"$Q/nr_requests" && echo "$n" >"$Q/nr_requests" ||
+        die "$Q/nr_requests could not be rewritten"
 }
 
 knob() { # knob DEV NAME VALUE — write a queue knob of our own loop device, remembering its value
@@ -492,7 +504,7 @@ run_pair() {
     sweep_disk)
         attach disk; LA=$L
         warm "$LA"
-        fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
+        fio_on "$LA" --rw=randread --bs=64k --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
         sweep "$p" "$LA" "${FIO[@]}" ;;
     sweep_fsync)
         attach disk; LA=$L

@@ -4,7 +4,7 @@
 # saying what varies, the workload, the limit the sweep is built to have and the MB/s measured.
 # They are tests/report/pairs/make_pairs.sh's sweep recipes with --quick (1 s per point, to keep
 # the files small); test_sweep_kernel judges the same recipes live. Root only.
-#   samples/capture-sweeps.sh                  # host, nr_requests, fsync (sweep_disk: 11 MB)
+#   samples/capture-sweeps.sh                  # host, nr_requests, fsync (sweep_disk: 3.8 MB)
 #   samples/capture-sweeps.sh sweep_host       # one of them
 # make_pairs.sh holds the machine-wide tracer lock, writes only to loop devices it creates over
 # files it creates, and puts back every queue knob and removes everything from an EXIT trap.

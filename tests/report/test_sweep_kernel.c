@@ -20,7 +20,9 @@
  * knee, twice). sweep_fsync (ext4, fsync after every write: serialised) is
  * not judged live: its one-job point moved 1.3-9.4 work MB/s between runs
  * on the disk-backed loop (the host's shared disk), and with it the knee
- * and the limit; on a RAM-backed loop it scaled to 4 jobs (group commit).
+ * and the limit (serialised once, service_time twice with N_busy growing
+ * to 2.15 on 2026-12-04); on a RAM-backed loop it scaled to 4 jobs (group
+ * commit) and was named concurrency_capped.
  * The captured sweeps in samples/sweeps/ (host, nr_requests, fsync) are
  * judged from their files by test_report_sweep. */
 #include <criterion/criterion.h>

@@ -13,8 +13,10 @@
  * is also captured twice: the same knee and the same limit.
  * make_pairs.sh rewrites each loop's nr_requests when it attaches it: a
  * loop device here was found with its driver tags at a depth of 4 while
- * nr_requests read 128 (debugfs hctx0/tags), left so by earlier knob
- * writes, and fio then got 4 requests issued at once; before that fix the
+ * nr_requests read 128 (debugfs hctx0/tags), left so by this suite's own
+ * nr_requests sweep (it put back the least value it had tried; detaching
+ * reset nr_requests, not the tags), and fio then got 4 requests issued at
+ * once; before that fix the
  * disk sweep came out 3.4 or 11-13.5 at 16 jobs, depending on which device
  * it landed on. With 4 KiB reads 16 jobs do not saturate that loop (no
  * knee, twice). sweep_fsync (ext4, fsync after every write: serialised) is

@@ -279,9 +279,10 @@ attach() { # attach ram|disk [MiB] — sets L (device), Q (its queue dir) and MI
 }
 
 # A loop device's driver tags were seen (6.18, debugfs hctx0/tags) at a depth of 4 while its
-# nr_requests read 128, left so by earlier knob writes on the same device: fio then got 4 requests
-# issued at once, whatever its depth. Writing nr_requests makes the kernel size the tags to it,
-# but not when the value is unchanged, so it goes down and back to its own value.
+# nr_requests read 128: the nr_requests sweep used to put back its least value, and detaching the
+# device reset nr_requests but not the tags (least_nr_requests now remembers the first value).
+# fio then got 4 requests issued at once, whatever its depth. Whatever left a device so, writing
+# nr_requests sizes the tags again, but not when the value is unchanged: down, then back.
 refresh_tags() {
     local n
     n=$(<"$Q/nr_requests")
@@ -513,7 +514,7 @@ run_pair() {
         attach disk; LA=$L
         warm "$LA"
         knob "$LA" scheduler none
-        knob "$LA" nr_requests "$(least_nr_requests "$LA")"
+        least_nr_requests "$LA"
         fio_on "$LA" --rw=randread --bs=4k --direct=1 --ioengine=psync --size="${IMG_MIB}M" "${TIMED[@]}"
         sweep "$p" "$LA" "${FIO[@]}" ;;
     esac
@@ -540,10 +541,13 @@ fsync_sweep() { # fsync_sweep SWEEP DEV — ext4 on DEV, each job's 4 KiB writes
     MNT=""
 }
 
-least_nr_requests() { # least_nr_requests DEV — the smallest nr_requests its queue takes
+least_nr_requests() { # least_nr_requests DEV — its nr_requests at the least its queue takes, put back with the knobs
+    # the value is remembered before the first try: remembering the tried one put back the least,
+    # and detaching then reset nr_requests but left the driver tags at that depth (6.18)
     local path=/sys/block/${1#/dev/}/queue/nr_requests n
+    KNOB_PATHS+=("$path") KNOB_VALUES+=("$(<"$path")")
     for n in 1 2 4 8; do
-        if echo "$n" >"$path" 2>/dev/null; then echo "$n"; return; fi
+        echo "$n" >"$path" 2>/dev/null && return 0
     done
     die "$path takes none of 1, 2, 4, 8"
 }

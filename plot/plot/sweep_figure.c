@@ -109,6 +109,12 @@ static void draw_param_axis(const rctx *c, const sweep_axis *a, rect r, bool lab
 	}
 }
 
+/* a line width of 1 at the 11-pixel font, thicker with larger fonts */
+static double line_unit(const rctx *c)
+{
+	return c->px * (c->font / 11.0 > 1 ? c->font / 11.0 : 1);
+}
+
 static void marker(cairo_t *cr, double x, double y, double size)
 {
 	cairo_arc(cr, x, y, size, 0, 2 * M_PI);
@@ -119,7 +125,7 @@ static void draw_stack_line(const rctx *c, const sweep_axis *a, rect r, const br
 			    double lo, double hi, int panel)
 {
 	cairo_t *cr = c->cr;
-	double lw = 2.0 * c->px * (c->font / 11.0 > 1 ? c->font / 11.0 : 1);
+	double lw = 2.0 * line_unit(c);
 	cairo_set_line_width(cr, lw);
 	set_rgb(cr, col);
 	for (size_t k = 0; k < st->npoints; k++) {
@@ -148,7 +154,7 @@ static void draw_linear_guide(const rctx *c, const sweep_axis *a, rect r, const 
 	cairo_t *cr = c->cr;
 	double x0 = br_sweep_outcome(st, 0), p0 = st->points[0].value;
 	cairo_set_source_rgba(cr, col.r, col.g, col.b, 0.45);
-	double lw = 1.2 * c->px * (c->font / 11.0 > 1 ? c->font / 11.0 : 1);
+	double lw = 1.2 * line_unit(c);
 	cairo_set_line_width(cr, lw);
 	double dashes[] = { 3 * lw, 3 * lw };
 	cairo_set_dash(cr, dashes, 2, 0);
@@ -180,7 +186,7 @@ static void draw_knee(const rctx *c, const sweep_axis *a, rect r, const br_sweep
 	const br_sweep_point *p = &st->points[st->knee];
 	double x = x_of(a, r, p->value), y = r.y + r.h - br_sweep_outcome(st, (size_t)st->knee) / hi * r.h;
 	set_rgb(cr, col);
-	cairo_set_line_width(cr, 1.5 * c->px * (c->font / 11.0 > 1 ? c->font / 11.0 : 1));
+	cairo_set_line_width(cr, 1.5 * line_unit(c));
 	cairo_arc(cr, x, y, c->font * 0.75, 0, 2 * M_PI);
 	cairo_stroke(cr);
 	char buf[96];
@@ -221,7 +227,7 @@ static void draw_legend_row(const rctx *c, const br_sweep *sw, double y)
 		bool guide = s == sw->nstacks;
 		rgb col = guide ? PAL_MUTED : PAL_TRACE[s % PLOT_MAX_TRACES];
 		set_rgb(cr, col);
-		double lw = 2.0 * c->px * (fs / 11.0 > 1 ? fs / 11.0 : 1);
+		double lw = 2.0 * line_unit(c);
 		cairo_set_line_width(cr, lw);
 		double dashes[] = { 3 * lw, 3 * lw };
 		cairo_set_dash(cr, dashes, guide ? 2 : 0, 0);
@@ -286,16 +292,18 @@ static int render_sweep(cairo_t *cr, const plot_opts *o, const br_sweep *sw, con
 		work &= sw->stacks[s].work;
 	rect main = { c.left, y, c.right - c.left, main_h };
 	double hi = nice_ceil(panel_max(sw, -1) * 1.08);
-	draw_value_axis(&c, main, 0, hi > 0 ? hi : 1, work ? "work MB/s (applications' bytes)|work MB/s" : "MB/s",
+	if (!(hi > 0))
+		hi = 1;
+	draw_value_axis(&c, main, 0, hi, work ? "work MB/s (applications' bytes)|work MB/s" : "MB/s",
 			value_ticks_for(&c, main));
 	draw_param_axis(&c, &a, main, false, sw->param);
 	int nlabels = 0;
 	for (size_t s = 0; s < sw->nstacks; s++)
-		draw_linear_guide(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], hi > 0 ? hi : 1);
+		draw_linear_guide(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], hi);
 	for (size_t s = 0; s < sw->nstacks; s++)
-		draw_stack_line(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], 0, hi > 0 ? hi : 1, -1);
+		draw_stack_line(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], 0, hi, -1);
 	for (size_t s = 0; s < sw->nstacks; s++)
-		draw_knee(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], hi > 0 ? hi : 1, &nlabels);
+		draw_knee(&c, &a, main, &sw->stacks[s], PAL_TRACE[s % PLOT_MAX_TRACES], hi, &nlabels);
 
 	/* the factors, two by two */
 	double yf = y + main_h + gap;

@@ -188,6 +188,14 @@ static char *json_str(const char *report, const char *path)
 	return out;
 }
 
+/* The string at path in report.json is want; out (the replay's stdout) says why when not. */
+static void expect_json_str(const char *report, const char *path, const char *want, const char *out)
+{
+	char *p = json_str(report, path);
+	cr_expect_str_eq(p, want, "%s is %s, not %s\n%s", path, p, want, out ? out : "");
+	free(p);
+}
+
 /* RAM- against disk-backed: every part of the run is there (rounds in
  * counterbalanced order, each round's trace and fidelity, the report with
  * its floor), and the diagnosis follows the rounds: when the rounds' mean
@@ -209,10 +217,9 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	char *out = NULL, *err = NULL;
 	int rc = ab_run_on(&out, &err, args, ram, disk);
 	cr_assert_eq(rc, 0, "--ab failed: %s", err);
-	const char *report = rf_path("ab/report.json");
-	char *p = json_str(report, "['diagnosis']['unit_of_variance']");
-	cr_expect_str_eq(p, "round");
-	free(p);
+	char report[1024]; /* its own buffer: rf_path's few are reused */
+	snprintf(report, sizeof report, "%s", rf_path("ab/report.json"));
+	expect_json_str(report, "['diagnosis']['unit_of_variance']", "round", out);
 	cr_expect_eq(rf_json(report, "['a']['rounds']"), 3);
 	cr_expect_eq(rf_json(report, "['b']['rounds']"), 3);
 	cr_expect_gt(rf_json(report, "['detection_floor_q2c']"), 0);
@@ -220,23 +227,15 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	double t = rf_json(report, "['metrics']['q2c_us']['t']");
 	double ratio = rf_json(report, "['metrics']['q2c_us']['ratio_b_a']");
 	bool rounds_differ = fabs(t) >= 3.0 && fmax(ratio, 1 / ratio) >= 1.10;
-	p = json_str(report, "['diagnosis']['significant']");
+	char *p = json_str(report, "['diagnosis']['significant']");
 	cr_expect_str_eq(p, rounds_differ ? "True" : "False", "t %.2f ratio %.3f\n%s", t, ratio, out);
 	free(p);
 	if (rounds_differ) {
-		p = json_str(report, "['diagnosis']['worse']");
-		cr_expect_str_eq(p, ratio > 1 ? "disk" : "ram", "%s", out);
-		free(p);
-		p = json_str(report, "['diagnosis']['causes'][0]['cause']");
-		cr_expect_str_eq(p, "service_time", "%s", out);
-		free(p);
-		p = json_str(report, "['diagnosis']['causes'][0]['confirmed']");
-		cr_expect_str_eq(p, "True", "%s", out);
-		free(p);
+		expect_json_str(report, "['diagnosis']['worse']", ratio > 1 ? "disk" : "ram", out);
+		expect_json_str(report, "['diagnosis']['causes'][0]['cause']", "service_time", out);
+		expect_json_str(report, "['diagnosis']['causes'][0]['confirmed']", "True", out);
 	} else {
-		p = json_str(report, "['diagnosis']['causes']");
-		cr_expect_str_eq(p, "[]", "%s", out);
-		free(p);
+		expect_json_str(report, "['diagnosis']['causes']", "[]", out);
 	}
 	/* counterbalanced: A B, B A, A B */
 	const char *order[6] = { "a", "b", "b", "a", "a", "b" };
@@ -269,9 +268,7 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	cr_expect(png && fread(magic, 1, 8, png) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8), "no overlay.png");
 	if (png)
 		fclose(png);
-	p = json_str(rf_path("ab/report.json"), "['figure']['file']");
-	cr_expect_str_eq(p, "overlay.png");
-	free(p);
+	expect_json_str(report, "['figure']['file']", "overlay.png", out);
 	txt = tu_read_text(rf_path("ab/report.txt"));
 	cr_expect(strstr(txt, "Figure: overlay.png: rounds 1-3 of each side"), "%s", txt);
 	free(txt);
@@ -310,15 +307,9 @@ Test(replay_ab, a_small_request_limit_is_named_split)
 	cr_assert_eq(rc, 0, "--ab failed: %s", err);
 	char report[1024];
 	snprintf(report, sizeof report, "%s", rf_path("split/report.json"));
-	char *p = json_str(report, "['diagnosis']['worse']");
-	cr_expect_str_eq(p, "small", "%s", out);
-	free(p);
-	p = json_str(report, "['diagnosis']['causes'][0]['cause']");
-	cr_expect_str_eq(p, "split", "%s", out);
-	free(p);
-	p = json_str(report, "['diagnosis']['significant']");
-	cr_expect_str_eq(p, "True", "%s", out);
-	free(p);
+	expect_json_str(report, "['diagnosis']['worse']", "small", out);
+	expect_json_str(report, "['diagnosis']['causes'][0]['cause']", "split", out);
+	expect_json_str(report, "['diagnosis']['significant']", "True", out);
 	free(out);
 	free(err);
 }
@@ -334,12 +325,8 @@ Test(replay_ab, same_target_twice_is_empty)
 	int rc = ab_run_on(&out, &err, args, ram, ram);
 	cr_assert_eq(rc, 0, "--ab failed: %s", err);
 	const char *report = rf_path("aa/report.json");
-	char *p = json_str(report, "['diagnosis']['significant']");
-	cr_expect_str_eq(p, "False", "%s", out);
-	free(p);
-	p = json_str(report, "['diagnosis']['causes']");
-	cr_expect_str_eq(p, "[]", "%s", out);
-	free(p);
+	expect_json_str(report, "['diagnosis']['significant']", "False", out);
+	expect_json_str(report, "['diagnosis']['causes']", "[]", out);
 	char *txt = tu_read_text(rf_path("aa/report.txt"));
 	cr_expect(strstr(txt, "No significant difference"), "%s", txt);
 	free(txt);

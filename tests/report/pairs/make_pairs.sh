@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make_pairs.sh — capture controlled pairs of block traces for judging blkreel-report's diagnosis.
 # Each pair is the same fio job captured twice (A, then B) with ONE known difference between the
-# two sides (a queue knob, the job's depth, think time, flushes, IO size, the backing store), so
+# two sides (a queue knob, the job's depth, think time, flushes, IO size, the device's speed), so
 # the cause that must come first is known; A/A pairs change nothing and must give no diagnosis
 # (their two sides run at once on two devices built alike, captured together and split by device).
 #   make_pairs.sh [-o DIR] [--quick] [PAIR...]      # every pair when none is named
@@ -12,7 +12,8 @@
 # Criterion suite tests/report/test_diagnosis_kernel.c uses it).
 # Root only. It writes only to loop devices it creates over files it creates (in a temp dir under
 # /var/tmp for disk-backed ones, under /dev/shm for RAM-backed ones), and from an EXIT trap, on
-# every path, puts back every queue knob it changed, unmounts, detaches and removes them.
+# every path, puts back every queue knob it changed, unmounts, detaches and removes them; a pair
+# that throttles does it in a blkio cgroup it makes and removes (cgroup v1), never another's.
 # It captures with blkreel-capture's tracefs backend (PAIRS_BACKEND=perf|relay for another): the
 # perf backend was seen to lose up to 90 % of completions on disk-backed loop devices at high IO
 # rates without counting a drop, and a trace with lost completions would judge the diagnosis on
@@ -46,6 +47,9 @@ RT_PRIO=10
 # confirms idle (U 5-9x apart, BR_DIAG_RERUN_RATIO). tests/report/diagnosis_pairs.h holds the same
 IDLE_THINK_US=2000
 RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
+# The service_time pair's slow device: a cap on writes of B's lower loop. At QD 1 each write then
+# takes about 1/SLOW_WRITE_IOPS s at the device, 8-10x the unthrottled stack's 50-60 us here.
+SLOW_WRITE_IOPS=2000
 
 PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read rerun_randread
     sweep_host sweep_disk sweep_fsync sweep_nr_requests)
@@ -80,7 +84,7 @@ for p in "${SELECTED[@]}"; do
 done
 
 # ---- state to put back -------------------------------------------------------------------------
-TMP="" SHM="" MNT="" TOUCH_MIB=0
+TMP="" SHM="" MNT="" TOUCH_MIB=0 CGROUP=""
 LOOPS=()            # loop devices we attached, in order
 KNOB_PATHS=()       # sysfs files we wrote, in order, with their first value
 KNOB_VALUES=()
@@ -96,14 +100,19 @@ restore_knobs() { # newest first, so a knob written twice ends at its first valu
 }
 
 detach_all() {
-    local l
+    local i
     if [[ -n $MNT ]] && mountpoint -q "$MNT"; then
         umount "$MNT" || umount -l "$MNT" || log "warning: could not unmount $MNT"
     fi
     MNT=""
     restore_knobs
-    for l in "${LOOPS[@]}"; do
-        losetup -d "$l" || log "warning: could not detach $l"
+    # its jobs have ended: the cgroup is empty, and its throttle rules go with it
+    if [[ -n $CGROUP && -d $CGROUP ]]; then
+        rmdir "$CGROUP" || log "warning: could not remove the cgroup $CGROUP"
+    fi
+    CGROUP=""
+    for ((i = ${#LOOPS[@]} - 1; i >= 0; i--)); do # a loop over another one first
+        losetup -d "${LOOPS[i]}" || log "warning: could not detach ${LOOPS[i]}"
     done
     LOOPS=()
 }
@@ -186,8 +195,8 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         WORKLOAD="4 processes, 4 KiB sequential reads each in its own quarter of the device, psync, O_DIRECT, ${RUN_S} s, disk-backed loop (direct-io=on, read once before tracing; bfq idles for a sequential reader's next IO and serves one at a time: 2.6x apart beside two CPU hogs, where random readers, for which it does not idle, came out 1.04-1.47x; on a RAM-backed loop, which serves one request at a time anyway, bfq changes nothing measurable, nor does kyber in a short run)"
         EXPECT="scheduler" ;;
     service_time)
-        DIFF="backing store: A a file in /dev/shm (RAM), B a file on /var/tmp's disk (loop direct-io=on)"
-        WORKLOAD="4 KiB random writes, psync, O_DIRECT, ${RUN_S} s, same loop settings"
+        DIFF="the device's speed: each side a loop (direct-io=on) over a RAM-backed loop of its own, and B's lower loop throttled to $SLOW_WRITE_IOPS writes/s for the job's cgroup (cgroup v1 blkio.throttle.write_iops_device), which B's loop worker is charged with: B's requests wait for it between D and C"
+        WORKLOAD="4 KiB random writes, psync, O_DIRECT, ${RUN_S} s, both jobs in a blkio cgroup of this script's own (B over a file on the host's disk instead was 2-2.5x slower here some days and 4x others: the shared virtual disk, within the 3x one run per side cannot tell from drift)"
         EXPECT="service_time" ;;
     amplification)
         DIFF="ext4 mount option: A data=ordered, B data=journal (every data block also written to the journal)"
@@ -207,7 +216,7 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         EXPECT="none confirmed: a timing shift between the runs is listed as unconfirmed at most" ;;
     sweep_host)
         DIFF="fio numjobs ${SWEEP_JOBS[*]}"
-        WORKLOAD="512 KiB random writes (one request each: 1 MiB ones were split into two some of the time), psync, O_DIRECT, each block hashed (fio verify=sha512 without the read-back: about 1.5 ms of CPU per write here, 5-10x its service), every job on CPU 0 (fio cpus_allowed), ${RUN_S} s per point, RAM-backed loop: from 2 jobs on, the jobs wait for that CPU and the device idles (on all CPUs, or with 256 KiB writes, the knee moved between 1 and 4 jobs)"
+        WORKLOAD="256 KiB random writes, psync, O_DIRECT, each block hashed (fio verify=sha3-512 without the read-back: about 5.5 ms of CPU per write here, 6-8x its service), every job on CPU 0 (fio cpus_allowed), ${RUN_S} s per point, RAM-backed loop: from 2 jobs on, the jobs wait for that CPU and the device idles (1->2 jobs gained 1.15-1.3x here; with sha512, 1.5 ms a write, a second job overlapped enough of the first one's service to gain 1.6x some of the time, and the knee moved between 1 and 2 jobs)"
         EXPECT="host_bound" ;;
     sweep_disk)
         DIFF="fio numjobs ${SWEEP_JOBS[*]}"
@@ -256,10 +265,14 @@ TMP=$(mktemp -d /var/tmp/blkreel-pairs.XXXXXX)
 SHM=$(mktemp -d /dev/shm/blkreel-pairs.XXXXXX)
 mkdir -p "$OUT"
 
-attach() { # attach ram|disk [MiB] — sets L (device), Q (its queue dir) and MIB (its size)
+attach() { # attach ram|disk [MiB] | attach over DEV — sets L (device), Q (its queue dir) and MIB (its size)
     local img
     MIB=${2:-$IMG_MIB}
     case $1 in
+    over) # a loop over one of our own loop devices, as if it were a file
+        [[ " ${LOOPS[*]} " == *" $2 "* ]] || die "attach over $2: not a loop device of this run"
+        MIB=$(($(blockdev --getsize64 "$2") >> 20))
+        L=$(losetup --find --show --direct-io=on "$2") ;;
     ram)
         img=$SHM/ram-$MIB-${#LOOPS[@]}.img # a second device of a pair gets its own file
         # every page allocated now: a first write into a tmpfs hole costs several times a rewrite
@@ -381,6 +394,24 @@ never_completed() { # never_completed TRACE — requests issued and not complete
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["pairing"]["never_completed"])' "$TMP/check.json"
 }
 
+# in_cgroup — make a blkio cgroup of this run's own (CGROUP; removed by cleanup) and set IN_CGROUP
+# to the words that run a command inside it. Exit 3 when the kernel has no cgroup v1 blkio.
+in_cgroup() {
+    local root=/sys/fs/cgroup/blkio
+    [[ -w $root/cgroup.procs && -e $root/blkio.throttle.write_iops_device ]] ||
+        missing "cgroup v1 blkio with blk-throttle ($root)"
+    CGROUP=$root/blkreel-pairs-$$
+    mkdir "$CGROUP" || die "cannot make the cgroup $CGROUP"
+    # shellcheck disable=SC2016 # $$ and $@ are the inner shell's
+    IN_CGROUP=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROUP")
+}
+throttle_writes() { # throttle_writes DEV IOPS — cap the writes our cgroup sends to DEV
+    local mm
+    mm=$(maj_min "$1")
+    echo "${mm/,/:} $2" >"$CGROUP/blkio.throttle.write_iops_device" ||
+        die "cannot throttle $1 in $CGROUP"
+}
+
 fio_on() { # fio_on DEV ARGS... — the fio command line for a job on DEV
     FIO=(fio "${FIO_COMMON[@]}" --filename="$1" "${@:2}")
 }
@@ -450,12 +481,15 @@ run_pair() {
         knob "$LA" scheduler bfq
         side "$p" b "$LA" "${FIO[@]}" ;;
     service_time)
-        attach ram; LA=$L
-        attach disk; LB=$L
+        local lower_b
+        attach ram; attach over "$L"; LA=$L
+        attach ram; lower_b=$L; attach over "$L"; LB=$L
+        in_cgroup
+        throttle_writes "$lower_b" "$SLOW_WRITE_IOPS"
         fio_on "$LA" --rw=randwrite --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
-        side "$p" a "$LA" "${FIO[@]}"
+        side "$p" a "$LA" "${IN_CGROUP[@]}" "${FIO[@]}"
         fio_on "$LB" --rw=randwrite --bs=4k --direct=1 --ioengine=psync "${TIMED[@]}"
-        side "$p" b "$LB" "${FIO[@]}" ;;
+        side "$p" b "$LB" "${IN_CGROUP[@]}" "${FIO[@]}" ;;
     amplification)
         attach ram "$BIG_MIB"; LA=$L
         mkfs.ext4 -q -F -b 4096 "$LA"
@@ -496,7 +530,7 @@ run_pair() {
         capture_sides "$p" "a=$LA" "b=$LB" -- "${FIO[@]}" ;;
     sweep_host)
         attach ram; LA=$L
-        fio_on "$LA" --rw=randwrite --bs=512k --direct=1 --ioengine=psync --verify=sha512 --do_verify=0 --verify_state_save=0 \
+        fio_on "$LA" --rw=randwrite --bs=256k --direct=1 --ioengine=psync --verify=sha3-512 --do_verify=0 --verify_state_save=0 \
             --cpus_allowed=0 --size="${IMG_MIB}M" "${TIMED[@]}"
         # the jobs at SCHED_FIFO like every side's, on CPU 0 alone: other work cannot take a
         # share of that CPU (beside two hogs, jobs at nice -19 took more of it the more they

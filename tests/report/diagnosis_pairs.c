@@ -21,8 +21,9 @@ static const char dp_flatten_py[] =
 	"    return v.replace('\\t', ' ').replace('\\n', ' ')\n"
 	"for t in d['traces']:\n"
 	"    ios = float(sum(t['ios'].values()))\n"
-	"    print('trace\\t%r\\t%r\\t%r\\t%r\\t%r\\t%r\\t%r' % (float(t['mbps']), float(sum(t['bytes'].values())),\n"
-	"          float(t['run_s']), float(t['latency_per_request']['d2c']['p50_ns']), float(t['queue_depth']['avg']),\n"
+	"    d2c = t['latency_per_request']['d2c']\n"
+	"    print('trace\\t%r\\t%r\\t%r\\t%r\\t%r\\t%r\\t%r\\t%r' % (float(t['mbps']), float(sum(t['bytes'].values())),\n"
+	"          float(t['run_s']), float(d2c['p50_ns']), float(d2c['avg_ns']), float(t['queue_depth']['avg']),\n"
 	"          float(t['pairing']['issued']) - ios, ios))\n"
 	"g = d.get('diagnosis')\n"
 	"print('diagnosis\\t%d' % isinstance(g, list))\n"
@@ -76,6 +77,8 @@ bool dp_read_report(const char *json_path, dp_report *r, char *why, size_t size)
 			r->run_s[traces] = strtod(field, NULL);
 			next_field(&p, field, sizeof field);
 			r->d2c_p50_ns[traces] = strtod(field, NULL);
+			next_field(&p, field, sizeof field);
+			r->d2c_mean_ns[traces] = strtod(field, NULL);
 			next_field(&p, field, sizeof field);
 			r->depth[traces] = strtod(field, NULL);
 			next_field(&p, field, sizeof field);
@@ -218,8 +221,12 @@ static bool as_built(const char *pair, enum dp_kind kind, const dp_report *r, ch
 		return r->depth[0] >= DP_MIN_DEPTH_A && r->depth[0] >= 2.5 * r->depth[1] && r->depth[1] <= 1.05;
 	}
 	if (strcmp(pair, "service_time") == 0) {
-		snprintf(why, size, "D2C p50 A %.1f us, B %.1f us, wanted B at least 2x A", d2c[0] / 1e3, d2c[1] / 1e3);
-		return d2c[1] >= 2 * d2c[0];
+		/* the mean: B's throttle is a rate, which beside CPU hogs it keeps
+		 * in bursts (its dispatching worker waits for a CPU, then sends
+		 * what is due at once): D2C p50 30 us and mean 485 us, A's 24 and 48 */
+		const double *mean = r->d2c_mean_ns;
+		snprintf(why, size, "mean D2C A %.1f us, B %.1f us, wanted B at least 2x A", mean[0] / 1e3, mean[1] / 1e3);
+		return mean[1] >= 2 * mean[0];
 	}
 	return true;
 }

@@ -30,6 +30,7 @@ typedef struct dp_report {
 	double bytes[2];      /* device bytes moved, all directions */
 	double run_s[2];      /* each trace's span */
 	double d2c_p50_ns[2]; /* median D2C per request */
+	double d2c_mean_ns[2];
 	double depth[2];      /* mean requests in flight */
 	double flushes[2];    /* requests issued beyond the data IOs completed: flushes */
 	double ios[2];        /* data IOs completed */

@@ -2,7 +2,7 @@
  * pairs captured for real (root): each pair is one fio job traced twice on
  * loop devices we create, with ONE known difference between the two sides
  * (depth, think time, flushes, request size limit, IO size, merging,
- * read-ahead, scheduler, backing store, journalling), so the cause that must
+ * read-ahead, scheduler, the device's speed, journalling), so the cause that must
  * come first is known; A/A pairs change nothing (their two sides run at
  * once on two devices built alike, so the host's drift between runs hits
  * both) and must give an empty diagnosis: no confirmed cause; a timing
@@ -124,7 +124,7 @@ Test(diagnosis_kernel, bfq_is_scheduler)
 	expect_cause(&(expectation){ "scheduler", { "scheduler" }, NULL });
 }
 
-Test(diagnosis_kernel, disk_backed_is_service_time)
+Test(diagnosis_kernel, throttled_lower_device_is_service_time)
 {
 	expect_cause(&(expectation){ "service_time", { "service_time" }, "R" });
 }

@@ -2,8 +2,10 @@
  * a RAM-backed one (a file in /dev/shm) against a disk-backed one (a file
  * written through to the disk, the loop doing direct IO), 3 rounds each:
  * the diagnosis follows the rounds (service_time first when they differ,
- * nothing claimed when they cannot tell); the same target against
- * itself: an empty diagnosis; a refused target stops everything before any
+ * nothing claimed when they cannot tell); two RAM-backed loops alike but
+ * for B's max_sectors_kb (split) or a blkio throttle of B's reads in a
+ * cgroup of the test's own (idle); the same target against itself, 5
+ * rounds: an empty diagnosis; a refused target stops everything before any
  * round; a SIGINT in a round leaves no capture attached, no report and no
  * half round, the rounds done readable. A kernel suite (kernel_suite.h);
  * skips only where not root or
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +35,7 @@
 static char shm_img[2][128]; /* the RAM-backed loops' files, by loop index */
 static char boost_state[512]; /* boost_workers.py's record while it runs */
 static char knob_path[256], knob_old[32]; /* a queue knob a test changed, put back at teardown */
+static char cgroup_dir[256]; /* a blkio cgroup of the test's own, removed at teardown */
 
 static void ab_setup(void)
 {
@@ -39,6 +43,7 @@ static void ab_setup(void)
 	shm_img[0][0] = shm_img[1][0] = 0;
 	boost_state[0] = 0;
 	knob_path[0] = 0;
+	cgroup_dir[0] = 0;
 }
 
 static void boost_restore(void);
@@ -50,6 +55,10 @@ static void ab_teardown(void)
 	if (knob_path[0])
 		tu_runf(NULL, NULL, NULL, "echo %s > '%s'", knob_old, knob_path);
 	knob_path[0] = 0;
+	/* the replay has exited: the group is empty, and its throttle rules go with it */
+	if (cgroup_dir[0] && rmdir(cgroup_dir) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", cgroup_dir);
+	cgroup_dir[0] = 0;
 	rf_teardown(); /* detaches the loop devices first */
 	for (int i = 0; i < 2; i++) {
 		if (shm_img[i][0])
@@ -151,7 +160,7 @@ static void boost_stop(pid_t pid)
 }
 
 /* blkreel-replay --no-progress ARGS under the tracer lock, boosted; its
- * status, stderr in *err. */
+ * status, stderr in *err. Inside cgroup_dir when a test made one. */
 static int ab_run_on(char **out, char **err, const char *args, const char *loop_a, const char *loop_b)
 {
 	int lock = tu_tracer_lock();
@@ -162,7 +171,10 @@ static int ab_run_on(char **out, char **err, const char *args, const char *loop_
 	/* the replay itself stays a fair task: its timing thread spins before
 	 * each IO, and at SCHED_FIFO on two cores it would hold one from the
 	 * loop's own workers */
-	int rc = tu_runf(out, NULL, err, "'%s' --no-progress %s", bin, args);
+	char in_group[512] = "";
+	if (cgroup_dir[0])
+		snprintf(in_group, sizeof in_group, "echo $$ > '%s/cgroup.procs' && exec ", cgroup_dir);
+	int rc = tu_runf(out, NULL, err, "%s'%s' --no-progress %s", in_group, bin, args);
 	boost_stop(boost);
 	tu_tracer_unlock(lock);
 	if (rc && *err && strstr(*err, "backend"))
@@ -314,13 +326,65 @@ Test(replay_ab, a_small_request_limit_is_named_split)
 	free(err);
 }
 
+/* A blkio cgroup of the test's own (cgroup v1) in which the replay will run,
+ * its reads of dev capped at iops: blk-throttle holds them before the block
+ * layer queues them, so dev's trace shows it idle with nothing queued. */
+static void throttle_reads(const char *dev, unsigned iops)
+{
+	const char *root = "/sys/fs/cgroup/blkio";
+	char path[512];
+	snprintf(path, sizeof path, "%s/blkio.throttle.read_iops_device", root);
+	if (access(path, W_OK) != 0)
+		cr_skip_test("no cgroup v1 blkio throttling here (%s)", path);
+	snprintf(cgroup_dir, sizeof cgroup_dir, "%s/blkreel-test-%d", root, (int)getpid());
+	cr_assert_eq(mkdir(cgroup_dir, 0755), 0, "mkdir %s", cgroup_dir);
+	struct stat st;
+	cr_assert_eq(stat(dev, &st), 0, "%s", dev);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "echo %u:%u %u > '%s/blkio.throttle.read_iops_device'", major(st.st_rdev),
+			     minor(st.st_rdev), iops, cgroup_dir),
+		     0);
+}
+
+/* Two RAM-backed loops alike, B's reads held by a blkio throttle at half the
+ * rate the trace asks for (1250 of 2500 IO/s), replayed --closed (each IO
+ * waits for the one before, as the trace's did): the replay of B takes
+ * twice as long, its device idle with nothing queued while the throttle
+ * holds the next IO above the block layer: idle (U) comes first. Open loop,
+ * the throttle releases what it held in batches, which wait in the loop
+ * driver: R and N_busy both ~55x, and the report reads service_time
+ * (replay/README.md, Limits). */
+Test(replay_ab, a_throttle_above_the_queue_is_named_idle)
+{
+	need_root_and_tools();
+	const char *free_ = ab_loop(0, true), *held = ab_loop(1, true);
+	throttle_reads(held, 1000000000ull / AB_STEP_NS / 2);
+	const char *trace = ab_trace();
+	char args[1024];
+	snprintf(args, sizeof args, "'%s' --closed --ab %s %s -l free -l held --rounds 3 -o '%s'", trace, free_, held,
+		 rf_path("held"));
+	char *out = NULL, *err = NULL;
+	int rc = ab_run_on(&out, &err, args, free_, held);
+	cr_assert_eq(rc, 0, "--ab failed: %s", err);
+	char report[1024];
+	snprintf(report, sizeof report, "%s", rf_path("held/report.json"));
+	expect_json_str(report, "['diagnosis']['worse']", "held", out);
+	expect_json_str(report, "['diagnosis']['significant']", "True", out);
+	char *causes = json_str(report, "['diagnosis']['causes']");
+	const char *first = strstr(causes, "'cause': '");
+	cr_expect(first && !strncmp(first + strlen("'cause': '"), "idle'", 5), "the first cause is not idle: %s\n%s",
+		  causes, out);
+	free(causes);
+	free(out);
+	free(err);
+}
+
 Test(replay_ab, same_target_twice_is_empty)
 {
 	need_root_and_tools();
 	const char *ram = ab_loop(0, true);
 	const char *trace = ab_trace();
 	char args[1024];
-	snprintf(args, sizeof args, "'%s' --ab %s %s --rounds 3 -o '%s'", trace, ram, ram, rf_path("aa"));
+	snprintf(args, sizeof args, "'%s' --ab %s %s --rounds 5 -o '%s'", trace, ram, ram, rf_path("aa"));
 	char *out = NULL, *err = NULL;
 	int rc = ab_run_on(&out, &err, args, ram, ram);
 	cr_assert_eq(rc, 0, "--ab failed: %s", err);

@@ -40,6 +40,8 @@ if [[ -z ${HELD_TRACE:-} ]]; then
         -lz -ldeflate -lpthread -lm -o "$HERE/build/bench/steady_trace"
 fi
 [[ -w $CGROOT/cgroup.procs ]] || die "needs cgroup v1 blkio ($CGROOT) for the throttled pair"
+exec 9>/run/lock/blkreel-tracer.lock
+flock 9
 
 W="" CG="" LOOPS=()
 cleanup() {

@@ -48,7 +48,7 @@ RT_PRIO=10
 IDLE_THINK_US=2000
 RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
 # The service_time pair's slow device: a cap on writes of B's lower loop. At QD 1 each write then
-# takes about 1/SLOW_WRITE_IOPS s at the device, 8-10x the unthrottled stack's 50-60 us here.
+# takes about 1/SLOW_WRITE_IOPS s at the device: 439-449 us against the unthrottled stack's 48-49.
 SLOW_WRITE_IOPS=2000
 
 PAIRS=(concurrency idle flush split io_size merge readahead scheduler service_time amplification aa_randread aa_qd4_writes aa_buffered_read rerun_randread
@@ -196,7 +196,7 @@ describe() { # describe PAIR — sets DIFF WORKLOAD EXPECT (no kernel work)
         EXPECT="scheduler" ;;
     service_time)
         DIFF="the device's speed: each side a loop (direct-io=on) over a RAM-backed loop of its own, and B's lower loop throttled to $SLOW_WRITE_IOPS writes/s for the job's cgroup (cgroup v1 blkio.throttle.write_iops_device), which B's loop worker is charged with: B's requests wait for it between D and C"
-        WORKLOAD="4 KiB random writes, psync, O_DIRECT, ${RUN_S} s, both jobs in a blkio cgroup of this script's own (B over a file on the host's disk instead was 2-2.5x slower here some days and 4x others: the shared virtual disk, within the 3x one run per side cannot tell from drift)"
+        WORKLOAD="4 KiB random writes, psync, O_DIRECT, ${RUN_S} s, both jobs in a blkio cgroup of this script's own (B over a file on the host's disk instead was 2.1-2.5x slower on 2026-12-04, within the 3x that one run per side cannot tell from drift: the shared virtual disk)"
         EXPECT="service_time" ;;
     amplification)
         DIFF="ext4 mount option: A data=ordered, B data=journal (every data block also written to the journal)"
@@ -299,7 +299,7 @@ attach() { # attach ram|disk [MiB] | attach over DEV — sets L (device), Q (its
 refresh_tags() {
     local n
     n=$(<"$Q/nr_requests")
-    echo $((n / 2)) >"$Q/nr_requests" && echo "$n" >"$Q/nr_requests" ||
+    { echo $((n / 2)) >"$Q/nr_requests" && echo "$n" >"$Q/nr_requests"; } ||
         die "$Q/nr_requests could not be rewritten"
 }
 
@@ -394,7 +394,7 @@ never_completed() { # never_completed TRACE — requests issued and not complete
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["pairing"]["never_completed"])' "$TMP/check.json"
 }
 
-# in_cgroup — make a blkio cgroup of this run's own (CGROUP; removed by cleanup) and set IN_CGROUP
+# in_cgroup — make a blkio cgroup of this run's own (CGROUP; detach_all removes it) and set IN_CGROUP
 # to the words that run a command inside it. Exit 3 when the kernel has no cgroup v1 blkio.
 in_cgroup() {
     local root=/sys/fs/cgroup/blkio

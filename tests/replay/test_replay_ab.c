@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,32 @@ static int ab_run_on(char **out, char **err, const char *args, const char *loop_
 	return rc;
 }
 
+#define AB_PATH_MAX 1024
+
+/* blkreel-replay OPTS --ab LOOP_A LOOP_B -o DIR (DIR under the test's
+ * folder), which must succeed: report.json's path into report (a buffer of
+ * the caller's: rf_path's few are reused), the replay's stdout returned (to
+ * free; the expectations quote it when they fail). */
+static char *ab_replay_ok(char report[AB_PATH_MAX], const char *dir, const char *loop_a, const char *loop_b,
+			  const char *opts_fmt, ...) __attribute__((format(printf, 5, 6)));
+static char *ab_replay_ok(char report[AB_PATH_MAX], const char *dir, const char *loop_a, const char *loop_b,
+			  const char *opts_fmt, ...)
+{
+	char opts[1024], out_dir[512], args[2048];
+	va_list ap;
+	va_start(ap, opts_fmt);
+	vsnprintf(opts, sizeof opts, opts_fmt, ap);
+	va_end(ap);
+	snprintf(out_dir, sizeof out_dir, "%s", rf_path(dir));
+	snprintf(args, sizeof args, "%s --ab %s %s -o '%s'", opts, loop_a, loop_b, out_dir);
+	char *out = NULL, *err = NULL;
+	int rc = ab_run_on(&out, &err, args, loop_a, loop_b);
+	cr_assert_eq(rc, 0, "--ab failed: %s", err);
+	free(err);
+	snprintf(report, AB_PATH_MAX, "%s/report.json", out_dir);
+	return out;
+}
+
 /* A string of report.json at a Python path, e.g. "['diagnosis']['causes'][0]['cause']". */
 static char *json_str(const char *report, const char *path)
 {
@@ -223,14 +250,8 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	need_root_and_tools();
 	const char *ram = ab_loop(0, true), *disk = ab_loop(1, false);
 	const char *trace = ab_trace();
-	char args[1024];
-	snprintf(args, sizeof args, "'%s' --ab %s %s -l ram -l disk --rounds 3 -o '%s'", trace, ram, disk,
-		 rf_path("ab"));
-	char *out = NULL, *err = NULL;
-	int rc = ab_run_on(&out, &err, args, ram, disk);
-	cr_assert_eq(rc, 0, "--ab failed: %s", err);
-	char report[1024]; /* its own buffer: rf_path's few are reused */
-	snprintf(report, sizeof report, "%s", rf_path("ab/report.json"));
+	char report[AB_PATH_MAX];
+	char *out = ab_replay_ok(report, "ab", ram, disk, "'%s' -l ram -l disk --rounds 3", trace);
 	expect_json_str(report, "['diagnosis']['unit_of_variance']", "round", out);
 	cr_expect_eq(rf_json(report, "['a']['rounds']"), 3);
 	cr_expect_eq(rf_json(report, "['b']['rounds']"), 3);
@@ -293,7 +314,6 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	cr_expect(strstr(html, "order A B B A A B"), "%.2000s", html);
 	free(html);
 	free(out);
-	free(err);
 }
 
 /* Two RAM-backed loops alike but for B's queue/max_sectors_kb (8 against
@@ -311,19 +331,13 @@ Test(replay_ab, a_small_request_limit_is_named_split)
 	snprintf(knob_old, sizeof knob_old, "%.*s", (int)strcspn(old, "\n"), old);
 	free(old);
 	cr_assert_eq(tu_runf(NULL, NULL, NULL, "echo 8 > '%s'", knob_path), 0);
-	char args[2048];
-	snprintf(args, sizeof args, "'%s' --ab %s %s -l big -l small --rounds 3 --no-stall --wrap -o '%s'",
-		 tu_sample("ext4-fio-seq-4t.blktrace.gz"), big, small, rf_path("split"));
-	char *out = NULL, *err = NULL;
-	int rc = ab_run_on(&out, &err, args, big, small);
-	cr_assert_eq(rc, 0, "--ab failed: %s", err);
-	char report[1024];
-	snprintf(report, sizeof report, "%s", rf_path("split/report.json"));
+	char report[AB_PATH_MAX];
+	char *out = ab_replay_ok(report, "split", big, small, "'%s' -l big -l small --rounds 3 --no-stall --wrap",
+				 tu_sample("ext4-fio-seq-4t.blktrace.gz"));
 	expect_json_str(report, "['diagnosis']['worse']", "small", out);
 	expect_json_str(report, "['diagnosis']['causes'][0]['cause']", "split", out);
 	expect_json_str(report, "['diagnosis']['significant']", "True", out);
 	free(out);
-	free(err);
 }
 
 /* A blkio cgroup of the test's own (cgroup v1) in which the replay will run,
@@ -359,14 +373,8 @@ Test(replay_ab, a_throttle_above_the_queue_is_named_idle)
 	const char *free_ = ab_loop(0, true), *held = ab_loop(1, true);
 	throttle_reads(held, 1000000000ull / AB_STEP_NS / 2);
 	const char *trace = ab_trace();
-	char args[1024];
-	snprintf(args, sizeof args, "'%s' --closed --ab %s %s -l free -l held --rounds 3 -o '%s'", trace, free_, held,
-		 rf_path("held"));
-	char *out = NULL, *err = NULL;
-	int rc = ab_run_on(&out, &err, args, free_, held);
-	cr_assert_eq(rc, 0, "--ab failed: %s", err);
-	char report[1024];
-	snprintf(report, sizeof report, "%s", rf_path("held/report.json"));
+	char report[AB_PATH_MAX];
+	char *out = ab_replay_ok(report, "held", free_, held, "'%s' --closed -l free -l held --rounds 3", trace);
 	expect_json_str(report, "['diagnosis']['worse']", "held", out);
 	expect_json_str(report, "['diagnosis']['significant']", "True", out);
 	char *causes = json_str(report, "['diagnosis']['causes']");
@@ -375,7 +383,6 @@ Test(replay_ab, a_throttle_above_the_queue_is_named_idle)
 		  causes, out);
 	free(causes);
 	free(out);
-	free(err);
 }
 
 Test(replay_ab, same_target_twice_is_empty)
@@ -383,19 +390,14 @@ Test(replay_ab, same_target_twice_is_empty)
 	need_root_and_tools();
 	const char *ram = ab_loop(0, true);
 	const char *trace = ab_trace();
-	char args[1024];
-	snprintf(args, sizeof args, "'%s' --ab %s %s --rounds 5 -o '%s'", trace, ram, ram, rf_path("aa"));
-	char *out = NULL, *err = NULL;
-	int rc = ab_run_on(&out, &err, args, ram, ram);
-	cr_assert_eq(rc, 0, "--ab failed: %s", err);
-	const char *report = rf_path("aa/report.json");
+	char report[AB_PATH_MAX];
+	char *out = ab_replay_ok(report, "aa", ram, ram, "'%s' --rounds 5", trace);
 	expect_json_str(report, "['diagnosis']['significant']", "False", out);
 	expect_json_str(report, "['diagnosis']['causes']", "[]", out);
 	char *txt = tu_read_text(rf_path("aa/report.txt"));
 	cr_expect(strstr(txt, "No significant difference"), "%s", txt);
 	free(txt);
 	free(out);
-	free(err);
 }
 
 Test(replay_ab, refused_target_stops_before_any_round)

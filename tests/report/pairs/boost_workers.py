@@ -2,8 +2,8 @@
 """boost_workers.py -- run the kernel threads that serve our loop devices at the real-time
 priority of the rest of a controlled pair's workload, for as long as it runs, then put them back.
 
-  boost_workers.py --fifo PRIO --state FILE LOOP...   # until SIGTERM/SIGINT, then restore
-  boost_workers.py --restore FILE                     # put back what FILE recorded (idempotent)
+  boost_workers.py --fifo PRIO --state FILE [--ready FILE] LOOP...  # until SIGTERM/SIGINT, then restore
+  boost_workers.py --restore FILE                                    # put back what FILE recorded (idempotent)
 
 make_pairs.sh runs fio and the capture at SCHED_FIFO, but the IO itself is done by kernel threads
 at ordinary priority: a loop device's work runs on the unbound workqueue pool (kworker/uN:M, named
@@ -18,7 +18,9 @@ the pair was built to differ in. Every SCAN_S this moves each such thread still 
 SCHED_FIFO PRIO (any idle unbound worker may pick up our loop's work next); FILE gets "pid
 start-time policy nice" before a thread is changed, so a crash of this process still leaves
 make_pairs.sh what to restore; if make_pairs.sh itself is killed (SIGKILL), this notices it was
-orphaned within SCAN_S and restores on its own. A thread is put back only if it is still the same thread (pid and
+orphaned within SCAN_S and restores on its own. With --ready FILE it creates FILE once its first
+scan has boosted every such thread there is: a caller that starts the workload before then (Python
+takes 50-200 ms to start on a busy host) runs its first IOs unboosted. A thread is put back only if it is still the same thread (pid and
 start time) and still at the priority we gave it. Exit 0 ok, 1 failure, 2 usage.
 """
 import os
@@ -85,7 +87,7 @@ def restore(state, prio):
     return failed
 
 
-def boost(prio, state, loops):
+def boost(prio, state, ready, loops):
     jbd2 = re.compile(r"^jbd2/(%s)-" % "|".join(re.escape(x) for x in loops))
     seen = set()
     stop = []
@@ -110,6 +112,9 @@ def boost(prio, state, loops):
                     os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(prio))
                 except (ProcessLookupError, FileNotFoundError):
                     continue
+            if ready:
+                open(ready, "w").close()
+                ready = None
             time.sleep(SCAN_S)
     return restore(state, prio)
 
@@ -122,10 +127,15 @@ def main(argv):
             prio = int(argv[1])
         except ValueError:
             usage(2)
-        loops = [x.replace("/dev/", "") for x in argv[4:]]
+        ready, rest = None, argv[4:]
+        if rest[:1] == ["--ready"]:
+            if len(rest) < 3:
+                usage(2)
+            ready, rest = rest[1], rest[2:]
+        loops = [x.replace("/dev/", "") for x in rest]
         if not 1 <= prio <= 99 or not all(re.match(r"^loop\d+$", x) for x in loops):
             usage(2)
-        return boost(prio, argv[3], loops)
+        return boost(prio, argv[3], ready, loops)
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(__doc__)
         return 0

@@ -123,8 +123,17 @@ BOOST_PID="" BOOST_STATE=""
 boost_start() { # boost_start DEV...
     BOOST_STATE=$TMP/boost.state
     ((${#RT[@]})) || return 0
-    python3 "$HERE/boost_workers.py" --fifo "$RT_PRIO" --state "$BOOST_STATE" "$@" &
+    rm -f "$TMP/boost.ready"
+    python3 "$HERE/boost_workers.py" --fifo "$RT_PRIO" --state "$BOOST_STATE" --ready "$TMP/boost.ready" "$@" &
     BOOST_PID=$!
+    # the side's first IOs must not run before the threads are boosted (10 s at most)
+    local waited
+    for ((waited = 0; waited < 1000; waited++)); do
+        [[ -e $TMP/boost.ready ]] && return 0
+        kill -0 "$BOOST_PID" 2>/dev/null || die "boost_workers.py exited before boosting the loop's threads"
+        sleep 0.01
+    done
+    die "boost_workers.py did not finish its first scan in 10 s"
 }
 boost_stop() {
     if [[ -n $BOOST_PID ]]; then

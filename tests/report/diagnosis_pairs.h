@@ -65,7 +65,7 @@ enum dp_kind { DP_DIFFERENT, DP_SAME, DP_RERUN };
  * to B's service time here (its D2C p50 3-5x A's): the pair holds as built
  * while that stays under an eighth of the think time, so that thinking,
  * not serving, makes most of B's time per IO. */
-#define DP_IDLE_THINK_US 2000
+#define DP_IDLE_THINK_US 10000
 
 /* Run make_pairs.sh --quick RECIPE into DIR (a pair or a sweep); skips the
  * test (cr_skip_test) when the kernel lacks what the recipe needs (the

@@ -44,8 +44,11 @@ RT_PRIO=10
 # B's think time in the idle pair: long beside a RAM loop's service time and beside the wake-up of
 # its idle worker, which adds to B's service time (15-57 us on a loaded host at 100 us of think
 # time, which left the pair's verdict to that noise; 72-105 us at 1 ms); one run per side then
-# confirms idle (U 5-9x apart, BR_DIAG_RERUN_RATIO). tests/report/diagnosis_pairs.h holds the same
-IDLE_THINK_US=2000
+# confirms idle (U 5-9x apart, BR_DIAG_RERUN_RATIO). This VM's CPUs have no cpuidle driver and halt
+# when idle: the IO after each think waits for the host to run the loop worker's CPU again (B's D2C
+# 238 us against A's 28 at 2 ms of think time, and service_time came first, 54 % against idle's 46);
+# at 10 ms idle was 62-78 %. tests/report/diagnosis_pairs.h holds the same
+IDLE_THINK_US=10000
 RUN_S=4             # each side of a time-based job runs this long (1 with --quick)
 # The service_time pair's slow device: a cap on writes of B's lower loop. At QD 1 each write then
 # takes about 1/SLOW_WRITE_IOPS s at the device: 439-449 us against the unthrottled stack's 48-49.

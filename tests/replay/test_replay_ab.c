@@ -4,12 +4,12 @@
  * the diagnosis follows the rounds (service_time first when they differ,
  * nothing claimed when they cannot tell); two RAM-backed loops alike but
  * for B's max_sectors_kb (split) or a blkio throttle of B's reads in a
- * cgroup of the test's own (idle); the same target against itself, 5
- * rounds: an empty diagnosis; a refused target stops everything before any
- * round; a SIGINT in a round leaves no capture attached, no report and no
- * half round, the rounds done readable. A kernel suite (kernel_suite.h);
- * skips only where not root or
- * without a capture backend. */
+ * cgroup of the test's own (idle); two disk-backed loops alike but for B's
+ * nr_requests (concurrency); the same target against itself, 5 rounds: an
+ * empty diagnosis; a refused target stops everything before any round; a
+ * SIGINT in a round leaves no capture attached, no report and no half
+ * round, the rounds done readable. A kernel suite (kernel_suite.h); skips
+ * only where not root or without a capture backend. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <math.h>
@@ -32,6 +32,7 @@
 #define AB_IOS 1500
 #define AB_STEP_NS 400000ull   /* 2500 IO/s, one at a time: 0.6 s */
 #define AB_MIB 64
+#define AB_PATH_MAX 1024
 
 static char shm_img[2][128]; /* the RAM-backed loops' files, by loop index */
 static char boost_state[512]; /* boost_workers.py's record while it runs */
@@ -70,26 +71,39 @@ static void ab_teardown(void)
 
 TestSuite(replay_ab, .init = ab_setup, .fini = ab_teardown, .timeout = 120);
 
-/* 4 KiB random reads, one every AB_STEP_NS, each completed before the next. */
-static const char *ab_trace(void)
+/* NAME under the test's folder: 4 KiB random reads, batch at a time every
+ * AB_STEP_NS, each batch issued together and completed before the next.
+ * The path is in the caller's buffer (rf_path's few are reused). */
+static void ab_trace_in(char path[AB_PATH_MAX], const char *name, unsigned batch)
 {
 	tg_buf b = { 0 };
 	uint32_t dev = BR_MKDEV(RF_DEV_MAJ, RF_DEV_MIN);
 	uint64_t x = 88172645463325252ull;
-	for (unsigned i = 0; i < AB_IOS; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		uint64_t sector = (x % ((AB_MIB - 1) * 256ull)) * 8;
-		uint64_t t = 1000000000ull + i * AB_STEP_NS;
-		br_event d = tg_io(t, dev, 0, BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_READ), sector, 4096, 42);
-		br_event c = tg_io(t + 60000, dev, 0, BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_READ), sector, 4096, 0);
-		tg_append(&b, &d, false);
-		tg_append(&b, &c, false);
+	br_event *c = calloc(batch, sizeof *c);
+	cr_assert(c);
+	for (unsigned i = 0; i < AB_IOS; i += batch) {
+		uint64_t t = 1000000000ull + i / batch * AB_STEP_NS;
+		for (unsigned k = 0; k < batch; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint64_t sector = (x % ((AB_MIB - 1) * 256ull)) * 8;
+			br_event d = tg_io(t + k, dev, 0, BLK_TA_ISSUE | BLK_TC_ACT(BLK_TC_READ), sector, 4096, 42);
+			c[k] = tg_io(t + 60000 + k, dev, 0, BLK_TA_COMPLETE | BLK_TC_ACT(BLK_TC_READ), sector, 4096, 0);
+			tg_append(&b, &d, false);
+		}
+		for (unsigned k = 0; k < batch; k++)
+			tg_append(&b, &c[k], false);
 	}
-	/* its own buffer: rf_path's few are reused */
-	static char path[512];
-	snprintf(path, sizeof path, "%s", rf_path("ab.blktrace.gz"));
+	free(c);
+	snprintf(path, AB_PATH_MAX, "%s", rf_path(name));
 	cr_assert_eq(tg_write(&b, path), 0);
 	tg_free(&b);
+}
+
+/* One read at a time (ab_trace_in's batch 1) as ab.blktrace.gz. */
+static const char *ab_trace(void)
+{
+	static char path[AB_PATH_MAX];
+	ab_trace_in(path, "ab.blktrace.gz", 1);
 	return path;
 }
 
@@ -110,7 +124,7 @@ static const char *ab_loop(int i, bool ram)
 		snprintf(shm_img[i], sizeof shm_img[i], "/dev/shm/blkreel-ab-%d-%d.img", (int)getpid(), i);
 		snprintf(img, sizeof img, "%s", shm_img[i]);
 	} else {
-		snprintf(img, sizeof img, "%s/disk.img", rf.dir);
+		snprintf(img, sizeof img, "%s/disk-%d.img", rf.dir, i);
 	}
 	char *out = NULL;
 	int rc = tu_runf(&out, NULL, NULL,
@@ -137,18 +151,39 @@ static void boost_restore(void)
 			boost_state);
 }
 
+/* The booster's pid once its first scan has boosted the loops' threads
+ * (the replay's first round ran unboosted when it started at once: D2C
+ * 210-618 us against ~50 in later rounds beside a build), or -1 when it
+ * died or took over 10 s (then the replay runs unboosted). */
 static pid_t boost_start(const char *loop_a, const char *loop_b)
 {
 	snprintf(boost_state, sizeof boost_state, "%s", rf_path("boost.state"));
-	char script[1024];
+	char script[1024], ready[512];
 	snprintf(script, sizeof script, "%s/tests/report/pairs/boost_workers.py", tu_root());
+	snprintf(ready, sizeof ready, "%s", rf_path("boost.ready"));
+	unlink(ready);
 	pid_t pid = fork();
 	if (pid == 0) {
-		execlp("python3", "python3", script, "--fifo", AB_RT_PRIO, "--state", boost_state, loop_a, loop_b,
-		       (char *)NULL);
+		execlp("python3", "python3", script, "--fifo", AB_RT_PRIO, "--state", boost_state, "--ready", ready,
+		       loop_a, loop_b, (char *)NULL);
 		_exit(127);
 	}
-	return pid;
+	if (pid < 0)
+		return -1;
+	for (int waited = 0; waited < 1000; waited++) {
+		if (access(ready, F_OK) == 0)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			fprintf(stderr, "warning: boost_workers.py exited before its first scan\n");
+			return -1; /* reaped: boost_stop must not signal a pid that may be reused */
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "warning: boost_workers.py did not finish its first scan in 10 s\n");
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	return -1;
 }
 
 static void boost_stop(pid_t pid)
@@ -171,19 +206,18 @@ static int ab_run_on(char **out, char **err, const char *args, const char *loop_
 	snprintf(bin, sizeof bin, "%s", tu_bin("blkreel-replay"));
 	/* the replay itself stays a fair task: its timing thread spins before
 	 * each IO, and at SCHED_FIFO on two cores it would hold one from the
-	 * loop's own workers */
+	 * loop's own workers. At nice -10 a build beside it takes less of its
+	 * CPU. */
 	char in_group[512] = "";
 	if (cgroup_dir[0])
 		snprintf(in_group, sizeof in_group, "echo $$ > '%s/cgroup.procs' && exec ", cgroup_dir);
-	int rc = tu_runf(out, NULL, err, "%s'%s' --no-progress %s", in_group, bin, args);
+	int rc = tu_runf(out, NULL, err, "%snice -n -10 '%s' --no-progress %s", in_group, bin, args);
 	boost_stop(boost);
 	tu_tracer_unlock(lock);
 	if (rc && *err && strstr(*err, "backend"))
 		cr_skip_test("no capture backend here: %s", *err);
 	return rc;
 }
-
-#define AB_PATH_MAX 1024
 
 /* blkreel-replay OPTS --ab LOOP_A LOOP_B -o DIR (DIR under the test's
  * folder), which must succeed: report.json's path into report (a buffer of
@@ -316,6 +350,18 @@ Test(replay_ab, ram_against_disk_follows_the_rounds)
 	free(out);
 }
 
+/* /sys/block/DEV/queue/KNOB set to value, put back at teardown (one knob a test). */
+static void set_queue_knob(const char *dev, const char *knob, const char *value)
+{
+	cr_assert_eq(knob_path[0], 0, "one queue knob a test");
+	snprintf(knob_path, sizeof knob_path, "/sys/block/%s/queue/%s", dev + strlen("/dev/"), knob);
+	char *old = tu_read_text(knob_path);
+	cr_assert(old, "%s", knob_path);
+	snprintf(knob_old, sizeof knob_old, "%.*s", (int)strcspn(old, "\n"), old);
+	free(old);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "echo %s > '%s'", value, knob_path), 0, "%s %s", knob_path, value);
+}
+
 /* Two RAM-backed loops alike but for B's queue/max_sectors_kb (8 against
  * 1280): the bundled 4-thread sequential sample (its reads, 512 KiB), as
  * fast as the targets take it, 3 rounds a side. B splits every read into
@@ -325,18 +371,37 @@ Test(replay_ab, a_small_request_limit_is_named_split)
 {
 	need_root_and_tools();
 	const char *big = ab_loop(0, true), *small = ab_loop(1, true);
-	snprintf(knob_path, sizeof knob_path, "/sys/block/%s/queue/max_sectors_kb", small + 5);
-	char *old = tu_read_text(knob_path);
-	cr_assert(old, "%s", knob_path);
-	snprintf(knob_old, sizeof knob_old, "%.*s", (int)strcspn(old, "\n"), old);
-	free(old);
-	cr_assert_eq(tu_runf(NULL, NULL, NULL, "echo 8 > '%s'", knob_path), 0);
+	set_queue_knob(small, "max_sectors_kb", "8");
 	char report[AB_PATH_MAX];
 	char *out = ab_replay_ok(report, "split", big, small, "'%s' -l big -l small --rounds 3 --no-stall --wrap",
 				 tu_sample("ext4-fio-seq-4t.blktrace.gz"));
 	expect_json_str(report, "['diagnosis']['worse']", "small", out);
 	expect_json_str(report, "['diagnosis']['causes'][0]['cause']", "split", out);
 	expect_json_str(report, "['diagnosis']['significant']", "True", out);
+	free(out);
+}
+
+/* Two disk-backed loops alike but for B's queue/nr_requests (4 against the
+ * default): reads 16 at a time, as fast as the targets take them, 3 rounds
+ * a side. B holds at most 4 in the driver and the rest wait for a tag above
+ * it, so fewer are busy at the device at once: concurrency (N_busy) comes
+ * first (measured by hand on a captured fio QD16 trace: 3.97x, t 40.5,
+ * concurrency 98 %). The scheduler's share may come first where it takes
+ * the wait for a tag as its own. */
+Test(replay_ab, a_short_request_queue_is_named_concurrency)
+{
+	need_root_and_tools();
+	const char *wide = ab_loop(0, false), *narrow = ab_loop(1, false);
+	set_queue_knob(narrow, "nr_requests", "4");
+	char trace[AB_PATH_MAX], report[AB_PATH_MAX];
+	ab_trace_in(trace, "ab16.blktrace.gz", 16);
+	char *out = ab_replay_ok(report, "queue", wide, narrow, "'%s' -l wide -l narrow --rounds 3 --no-stall", trace);
+	expect_json_str(report, "['diagnosis']['worse']", "narrow", out);
+	expect_json_str(report, "['diagnosis']['significant']", "True", out);
+	char *first = json_str(report, "['diagnosis']['causes'][0]['cause']");
+	cr_expect(!strcmp(first, "concurrency") || !strcmp(first, "scheduler"),
+		  "the first cause is %s, not concurrency\n%s", first, out);
+	free(first);
 	free(out);
 }
 
@@ -359,10 +424,10 @@ static void throttle_reads(const char *dev, unsigned iops)
 		     0);
 }
 
-/* Two RAM-backed loops alike, B's reads held by a blkio throttle at half the
- * rate the trace asks for (1250 of 2500 IO/s), replayed --closed (each IO
- * waits for the one before, as the trace's did): the replay of B takes
- * twice as long, its device idle with nothing queued while the throttle
+/* Two RAM-backed loops alike, B's reads held by a blkio throttle at a
+ * quarter of the rate the trace asks for (625 of 2500 IO/s), replayed
+ * --closed (each IO waits for the one before, as the trace's did): the
+ * replay of B takes four times as long, its device idle with nothing queued while the throttle
  * holds the next IO above the block layer: idle (U) comes first. Open loop,
  * the throttle releases what it held in batches, which wait in the loop
  * driver: R and N_busy both ~55x, and the report reads service_time
@@ -371,7 +436,10 @@ Test(replay_ab, a_throttle_above_the_queue_is_named_idle)
 {
 	need_root_and_tools();
 	const char *free_ = ab_loop(0, true), *held = ab_loop(1, true);
-	throttle_reads(held, 1000000000ull / AB_STEP_NS / 2);
+	/* At half the rate this failed 1 suite run in 8 on a quiet host: MB/s
+	 * differed (t 18) but no cause reached 5 %, as the rounds' own D2C
+	 * spread (40-90 us) moved U as much as the throttle did. */
+	throttle_reads(held, 1000000000ull / AB_STEP_NS / 4);
 	const char *trace = ab_trace();
 	char report[AB_PATH_MAX];
 	char *out = ab_replay_ok(report, "held", free_, held, "'%s' --closed -l free -l held --rounds 3", trace);
@@ -409,7 +477,7 @@ Test(replay_ab, refused_target_stops_before_any_round)
 			     "printf '\\123\\357' | dd of=%s bs=1 seek=1080 conv=notrunc,fsync status=none", disk),
 		     0);
 	const char *trace = ab_trace();
-	char args[1024];
+	char args[3 * AB_PATH_MAX];
 	snprintf(args, sizeof args, "'%s' --ab %s %s --write -o '%s'", trace, ram, disk, rf_path("refused"));
 	char *out = NULL, *err = NULL;
 	int rc = ab_run_on(&out, &err, args, ram, disk);

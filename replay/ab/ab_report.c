@@ -43,12 +43,12 @@ static void diag_text(FILE *f, const ab_ctx *c)
 	}
 	if (!d->significant) {
 		fprintf(f, "No significant difference between %s and %s over %zu vs %zu rounds: %.4g vs %.4g MB/s, "
-			   "mean Q2C %.1f vs %.1f us (a cause needs t >= %.1f over the rounds and %.0f %% of "
-			   "the difference).\n",
+			   "mean Q2C %.1f vs %.1f us (over these rounds a difference needs t >= %.1f, Student's "
+			   "t at %.1f %% for their degrees of freedom, and a cause %.0f %% of it).\n",
 			lab(c, 0), lab(c, 1), na, nb, d->x[d->better == 0 ? 0 : 1], d->x[d->better == 0 ? 1 : 0],
 			(d->better == 0 ? d->q2c_mean[0] : d->q2c_mean[1]) / 1e3,
-			(d->better == 0 ? d->q2c_mean[1] : d->q2c_mean[0]) / 1e3, BR_DIAG_T_MIN,
-			100 * BR_DIAG_MIN_SHARE);
+			(d->better == 0 ? d->q2c_mean[1] : d->q2c_mean[0]) / 1e3, d->t_need_outcome,
+			100 * BR_DIAG_RUNS_ALPHA, 100 * BR_DIAG_MIN_SHARE);
 		return;
 	}
 	if (d->outcome == BR_OUTCOME_LATENCY)
@@ -89,24 +89,25 @@ static void floor_text(FILE *f, const ab_ctx *c)
 		}
 	if (!any)
 		fputs(" (no metric measured in every round)", f);
-	fprintf(f, " could not be shown: it needs t >= %.1f against the rounds' own spread within each "
-		   "side, and at least %.0f %%.\n",
-		BR_DIAG_T_MIN, 100 * (BR_DIAG_RUNS_MIN_RATIO - 1));
+	fprintf(f, " could not be shown: it needs the |t| of Student's t at %.1f %% for its degrees of freedom "
+		   "(column \"need\" below; at least %.1f) against the rounds' own spread within each side, and "
+		   "at least %.0f %%.\n",
+		100 * BR_DIAG_RUNS_ALPHA, BR_DIAG_T_MIN, 100 * (BR_DIAG_RUNS_MIN_RATIO - 1));
 }
 
 static void metrics_text(FILE *f, const ab_ctx *c)
 {
 	fprintf(f, "\nPer metric (geometric mean over the rounds; t: Welch over their logarithms):\n");
-	fprintf(f, "  %-12s %12s %12s %8s %7s %5s %7s  %s\n", "metric", lab(c, 0), lab(c, 1), "B/A", "t", "df",
-		"floor", "rounds A | rounds B");
+	fprintf(f, "  %-12s %12s %12s %8s %7s %5s %6s %7s  %s\n", "metric", lab(c, 0), lab(c, 1), "B/A", "t", "df",
+		"need", "floor", "rounds A | rounds B");
 	for (int m = 0; m < AB_M_COUNT; m++) {
 		const ab_metric *mt = &c->m[m];
 		if (!mt->present)
 			continue;
 		char name[24];
 		snprintf(name, sizeof name, "%s%s%s%s", mt->name, *mt->unit ? " (" : "", mt->unit, *mt->unit ? ")" : "");
-		fprintf(f, "  %-12.12s %12.4g %12.4g %8.3f %7.1f %5.1f %6.1f%%  ", name, mt->mean[0] / mt->scale,
-			mt->mean[1] / mt->scale, mt->ratio, mt->t, mt->df, 100 * mt->floor);
+		fprintf(f, "  %-12.12s %12.4g %12.4g %8.3f %7.1f %5.1f %6.1f %6.1f%%  ", name, mt->mean[0] / mt->scale,
+			mt->mean[1] / mt->scale, mt->ratio, mt->t, mt->df, mt->t_need, 100 * mt->floor);
 		for (int s = 0; s < 2; s++) {
 			for (size_t i = 0; i < mt->n[s]; i++)
 				fprintf(f, "%s%.4g", i ? " " : "", mt->v[s][i] / mt->scale);
@@ -186,16 +187,16 @@ static int markdown(FILE *f, const ab_ctx *c)
 		fprintf(f, "\n![%s vs %s, the rounds overlaid](overlay.png)\n", lab(c, 0), lab(c, 1));
 	else
 		fprintf(f, "\nNo figure: %s.\n", c->figure_why);
-	fprintf(f, "\n## Per metric\n\n| metric | %s | %s | B/A | t | df | floor | rounds A | rounds B |\n"
-		   "|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+	fprintf(f, "\n## Per metric\n\n| metric | %s | %s | B/A | t | df | need | floor | rounds A | rounds B |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
 		lab(c, 0), lab(c, 1));
 	for (int m = 0; m < AB_M_COUNT; m++) {
 		const ab_metric *mt = &c->m[m];
 		if (!mt->present)
 			continue;
-		fprintf(f, "| %s%s%s%s | %.4g | %.4g | %.3f | %.1f | %.1f | %.1f %% |", mt->name, *mt->unit ? " (" : "",
-			mt->unit, *mt->unit ? ")" : "", mt->mean[0] / mt->scale, mt->mean[1] / mt->scale, mt->ratio,
-			mt->t, mt->df, 100 * mt->floor);
+		fprintf(f, "| %s%s%s%s | %.4g | %.4g | %.3f | %.1f | %.1f | %.1f | %.1f %% |", mt->name,
+			*mt->unit ? " (" : "", mt->unit, *mt->unit ? ")" : "", mt->mean[0] / mt->scale,
+			mt->mean[1] / mt->scale, mt->ratio, mt->t, mt->df, mt->t_need, 100 * mt->floor);
 		for (int s = 0; s < 2; s++) {
 			fputc(' ', f);
 			for (size_t i = 0; i < mt->n[s]; i++)
@@ -332,6 +333,7 @@ static void metrics_json(br_json *j, const ab_ctx *c)
 		br_json_kdouble(j, "ratio_b_a", mt->ratio);
 		br_json_kdouble(j, "t", mt->t);
 		br_json_kdouble(j, "df", mt->df);
+		br_json_kdouble(j, "t_needed", mt->t_need);
 		br_json_kdouble(j, "floor", mt->floor);
 		br_json_kbool(j, "significant", mt->significant);
 		br_json_end(j);
@@ -389,6 +391,7 @@ static int json(FILE *f, const ab_ctx *c, const char *path, br_error *err)
 	br_json_kuint(&j, "rounds", c->rounds);
 	br_json_kbool(&j, "interrupted", c->interrupted);
 	br_json_kdouble(&j, "t_min", BR_DIAG_T_MIN);
+	br_json_kdouble(&j, "alpha", BR_DIAG_RUNS_ALPHA);
 	br_json_kdouble(&j, "min_ratio", BR_DIAG_RUNS_MIN_RATIO);
 	br_json_kdouble(&j, "detection_floor_mbps", c->m[AB_M_X].present ? c->m[AB_M_X].floor : NAN);
 	br_json_kdouble(&j, "detection_floor_q2c", c->m[AB_M_Q2C].present ? c->m[AB_M_Q2C].floor : NAN);

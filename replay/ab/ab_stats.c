@@ -72,10 +72,11 @@ static void describe(ab_metric *mt, int m)
 	}
 }
 
-/* Welch over ln values: t of ln B − ln A, its degrees of freedom, the
- * detection floor (the smallest ratio with |t| >= BR_DIAG_T_MIN given
- * these spreads, and never under BR_DIAG_RUNS_MIN_RATIO, the diagnosis'
- * own minimum for a timed difference). */
+/* Welch over ln values: t of ln B − ln A, its degrees of freedom, the |t|
+ * a difference must reach at that df (br_diag_t_needed, as the diagnosis
+ * over the rounds), and the detection floor (the smallest ratio reaching
+ * it given these spreads, never under BR_DIAG_RUNS_MIN_RATIO, the
+ * diagnosis' own minimum for a timed difference). */
 static void welch(ab_metric *mt)
 {
 	double mean[2], var[2];
@@ -99,11 +100,12 @@ static void welch(ab_metric *mt)
 	double den = (mt->n[0] > 1 ? va * va / (double)(mt->n[0] - 1) : 0) +
 		     (mt->n[1] > 1 ? vb * vb / (double)(mt->n[1] - 1) : 0);
 	mt->df = den > 0 ? (va + vb) * (va + vb) / den : 0;
-	double fl = exp(BR_DIAG_T_MIN * se);
+	mt->t_need = br_diag_t_needed(den > 0 ? mt->df : (double)(mt->n[0] + mt->n[1]) - 2);
+	double fl = exp(mt->t_need * se);
 	if (fl < BR_DIAG_RUNS_MIN_RATIO)
 		fl = BR_DIAG_RUNS_MIN_RATIO;
 	mt->floor = fl - 1;
-	mt->significant = mt->n[0] >= 2 && mt->n[1] >= 2 && fabs(mt->t) >= BR_DIAG_T_MIN &&
+	mt->significant = mt->n[0] >= 2 && mt->n[1] >= 2 && fabs(mt->t) >= mt->t_need &&
 			  fmax(mt->ratio, 1 / mt->ratio) >= BR_DIAG_RUNS_MIN_RATIO;
 }
 

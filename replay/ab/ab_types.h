@@ -44,6 +44,7 @@ typedef struct ab_metric {
 	double sd_ln[2];                /* spread of ln values within a side */
 	double ratio;                   /* B / A */
 	double t, df;                   /* Welch, ln B − ln A; df Welch–Satterthwaite */
+	double t_need;                  /* the |t| it had to reach at that df (br_diag_t_needed) */
 	double floor;                   /* smallest |B/A − 1| these rounds could show */
 	bool significant;
 } ab_metric;

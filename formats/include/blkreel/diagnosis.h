@@ -36,7 +36,8 @@
  *     slices; a factor counts only when the between-trace difference of
  *     its per-slice log values is at least BR_DIAG_T_MIN times their
  *     standard error (Welch; each mean's variance with the slices'
- *     autocovariance, Newey–West, never below s²/n). Causes under
+ *     autocovariance, Newey–West, never below s²/n); over pooled runs,
+ *     at least br_diag_t_needed(df) instead. Causes under
  *     BR_DIAG_MIN_SHARE, or whose
  *     factor is not significant, are not causes. When throughput itself
  *     does not differ significantly, the diagnosis is empty and says "no
@@ -215,10 +216,12 @@ typedef struct br_diagnosis {
 	                                 difference that is more device bytes per byte of work */
 	double ratio;                 /* X_better / X_worse (or Q2C worse / better) */
 	double t_outcome;             /* its Welch t over the slices */
+	double t_need_outcome;        /* the |t| it had to reach (diag over runs: br_diag_t_needed) */
 	/* the identity, per trace: factors and ln X; residual = ln X − (ln U + ln N + ln S − ln R) */
 	double x[2], u[2], nbusy[2], s[2], r[2];
 	double terms[4];              /* Δln U, Δln N_busy, Δln S, −Δln R (better − worse) */
 	double t_factor[4];
+	double t_need_factor[4];      /* the |t| each had to reach */
 	double residual[2];
 	double mbps_total;            /* ln(X_better / X_worse) */
 	/* latency: mean Q2C per bio and each phase's contribution to its change */
@@ -252,6 +255,17 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
  * 1 <= n <= BR_DIAG_SLICES. 0 or BR_EINVAL. */
 #define BR_DIAG_RUNS_MIN_RATIO 1.10
 int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_profile *out, br_error *err);
+
+/* Over runs, a difference counts when its Welch |t| reaches
+ * br_diag_t_needed(df): Student's t at two-sided BR_DIAG_RUNS_ALPHA for
+ * the runs' Welch–Satterthwaite degrees of freedom, never below
+ * BR_DIAG_T_MIN (time slices keep BR_DIAG_T_MIN: their df is large). With
+ * 3 runs a side (df 2 to 4) a bar of 3.0 alone passed 4-10 % of pure noise
+ * per metric; at 0.5 % it takes t 5.6 at df 4, 14.1 at df 2.
+ * br_diag_t_two_tailed(t, df) is P(|T| >= t) (NAN for df <= 0). */
+#define BR_DIAG_RUNS_ALPHA 0.005
+double br_diag_t_needed(double df);
+double br_diag_t_two_tailed(double t, double df);
 
 /* The identity's factors of one profile (a run's, a pool's). */
 typedef struct br_diag_factors {

@@ -262,9 +262,12 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	out->amp_term = work ? dx_ratio_ln(c.f[1].amp, c.f[0].amp) : 0;
 	out->ratio = work ? c.f[0].w / c.f[1].w : c.f[1].x > 0 ? c.f[0].x / c.f[1].x : 0;
 	static const int metric[4] = { DIAG_M_U, DIAG_M_N, DIAG_M_S, DIAG_M_R };
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4; k++) {
 		out->t_factor[k] = diag_welch(c.p[0], c.p[1], metric[k]);
+		out->t_need_factor[k] = diag_t_need(c.p[0], c.p[1], metric[k]);
+	}
 	out->t_outcome = diag_welch(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X);
+	out->t_need_outcome = diag_t_need(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X);
 	dx_latency_split(&c);
 	diag_ko_out ko;
 	diag_ko(c.p[1], c.p[0], &ko);
@@ -284,7 +287,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	/* runs on each side measure the shift between runs themselves */
 	bool runs = a->runs && b->runs;
 	out->significant = out->ratio >= (runs ? BR_DIAG_RUNS_MIN_RATIO : MIN_RATIO) &&
-			   fabs(out->t_outcome) >= BR_DIAG_T_MIN;
+			   fabs(out->t_outcome) >= out->t_need_outcome;
 	structure(&c);
 	if (!out->significant && out->ratio >= STRUCTURAL_RATIO &&
 	    (c.st_flush || c.st_size || c.st_merge || c.st_split || c.st_amp || c.sched))
@@ -297,7 +300,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		double fr[4] = { c.f[0].u / c.f[1].u, c.f[0].nbusy / c.f[1].nbusy, c.f[0].s / c.f[1].s,
 				 c.f[1].r / c.f[0].r };
 		for (int k = 0; k < 4; k++)
-			if (fr[k] >= STRUCTURAL_FACTOR && fabs(out->t_factor[k]) >= BR_DIAG_T_MIN &&
+			if (fr[k] >= STRUCTURAL_FACTOR && fabs(out->t_factor[k]) >= out->t_need_factor[k] &&
 			    (k != 3 || (c.p[0]->n >= DIAG_MIN_RATE_REQUESTS &&
 					c.p[1]->n >= DIAG_MIN_RATE_REQUESTS)))
 				out->significant = true;
@@ -313,12 +316,13 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			    dx_pct((double)w->q_bytes_kernel, (double)w->q_bytes),
 			    dx_pct((double)bb->q_bytes_kernel, (double)bb->q_bytes));
 			dx_add_term(&c, BR_CAUSE_AMPLIFICATION, BR_FACTOR_BYTES_PER_WORK, out->amp_term,
-				 c.st_amp || fabs(diag_welch(c.p[0], c.p[1], DIAG_M_AMP)) >= BR_DIAG_T_MIN, ev);
+				 c.st_amp || fabs(diag_welch(c.p[0], c.p[1], DIAG_M_AMP)) >=
+						    diag_t_need(c.p[0], c.p[1], DIAG_M_AMP), ev);
 		}
 		dx_flush_stage(&c);
-		dx_idle_terms(&c, out->terms[0], fabs(out->t_factor[0]) >= BR_DIAG_T_MIN);
+		dx_idle_terms(&c, out->terms[0], fabs(out->t_factor[0]) >= out->t_need_factor[0]);
 		dx_flush_stage(&c);
-		dx_concurrency_term(&c, out->terms[1], fabs(out->t_factor[1]) >= BR_DIAG_T_MIN);
+		dx_concurrency_term(&c, out->terms[1], fabs(out->t_factor[1]) >= out->t_need_factor[1]);
 		dx_flush_stage(&c);
 		/* bigger requests served proportionally slower (a device bound
 		 * by bandwidth): when S and R point different ways, only their
@@ -326,13 +330,13 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		double ts = out->terms[2], tr = out->terms[3];
 		bool net_sr = ts * tr < 0, s_side = fabs(ts) >= fabs(tr);
 		if (!net_sr || s_side)
-			dx_size_terms(&c, net_sr ? ts + tr : ts, fabs(out->t_factor[2]) >= BR_DIAG_T_MIN);
+			dx_size_terms(&c, net_sr ? ts + tr : ts, fabs(out->t_factor[2]) >= out->t_need_factor[2]);
 		dx_flush_stage(&c);
 		/* a device's speed drifts from run to run: with few requests a
 		 * slower device cannot be told from a slower run */
 		bool enough = c.p[0]->n >= DIAG_MIN_RATE_REQUESTS && c.p[1]->n >= DIAG_MIN_RATE_REQUESTS;
 		if (!net_sr || !s_side)
-			dx_service_terms(&c, net_sr ? ts + tr : tr, enough && fabs(out->t_factor[3]) >= BR_DIAG_T_MIN);
+			dx_service_terms(&c, net_sr ? ts + tr : tr, enough && fabs(out->t_factor[3]) >= out->t_need_factor[3]);
 		dx_flush_stage(&c);
 		rank(out);
 		confirm(&c, false);
@@ -341,8 +345,8 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	/* same throughput: is one slower per IO? */
 	double qa = fa.q2c, qb = fb.q2c;
 	if (qa > 0 && qb > 0 && fmax(qa, qb) / fmin(qa, qb) >= (runs ? BR_DIAG_RUNS_MIN_RATIO : LATENCY_MIN_RATIO)) {
-		double t = diag_welch(a, b, DIAG_M_Q2C);
-		if (fabs(t) >= BR_DIAG_T_MIN) {
+		double t = diag_welch(a, b, DIAG_M_Q2C), need = diag_t_need(a, b, DIAG_M_Q2C);
+		if (fabs(t) >= need) {
 			bool a_faster = qa <= qb;
 			c.p[0] = a_faster ? a : b;
 			c.p[1] = a_faster ? b : a;
@@ -356,6 +360,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			out->significant = true;
 			out->ratio = c.f[1].q2c / c.f[0].q2c;
 			out->t_outcome = fabs(t);
+			out->t_need_outcome = need;
 			diag_ko(c.p[1], c.p[0], &ko);
 			out->ko_mix = ko.mix;
 			out->ko_rate = ko.rate;

@@ -100,6 +100,21 @@ double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)
 	return d / se;
 }
 
+double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m)
+{
+	if (!a->runs || !b->runs)
+		return BR_DIAG_T_MIN; /* time slices: 16 a side, their df is large */
+	double ma, va, mb, vb;
+	size_t na, nb;
+	moments(a, m, &ma, &va, &na);
+	moments(b, m, &mb, &vb, &nb);
+	if (na < 2 || nb < 2)
+		return BR_DIAG_T_MIN; /* diag_welch gives 0 then */
+	double den = va * va / (double)(na - 1) + vb * vb / (double)(nb - 1);
+	double df = den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
+	return br_diag_t_needed(df);
+}
+
 /* Kitagawa–Oaxaca over a grouping of the IO classes: group(k) maps a
  * class to its group (< ngroups). Δ = mean_w − mean_b = mix + rate with
  * mix = Σ Δp_g (r_w,g + r_b,g)/2 and rate = Σ Δr_g (p_w,g + p_b,g)/2; a

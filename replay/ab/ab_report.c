@@ -44,11 +44,12 @@ static void diag_text(FILE *f, const ab_ctx *c)
 	if (!d->significant) {
 		fprintf(f, "No significant difference between %s and %s over %zu vs %zu rounds: %.4g vs %.4g MB/s, "
 			   "mean Q2C %.1f vs %.1f us (over these rounds a difference needs t >= %.1f, Student's "
-			   "t at %.1f %% for their degrees of freedom, and a cause %.0f %% of it).\n",
+			   "t at %.1f %% for their degrees of freedom; a cause of it needs Student's t at %.0f %% "
+			   "and %.0f %% of it).\n",
 			lab(c, 0), lab(c, 1), na, nb, d->x[d->better == 0 ? 0 : 1], d->x[d->better == 0 ? 1 : 0],
 			(d->better == 0 ? d->q2c_mean[0] : d->q2c_mean[1]) / 1e3,
 			(d->better == 0 ? d->q2c_mean[1] : d->q2c_mean[0]) / 1e3, d->t_need_outcome,
-			100 * BR_DIAG_RUNS_ALPHA, 100 * BR_DIAG_MIN_SHARE);
+			100 * BR_DIAG_RUNS_ALPHA, 100 * BR_DIAG_RUNS_CAUSE_ALPHA, 100 * BR_DIAG_MIN_SHARE);
 		return;
 	}
 	if (d->outcome == BR_OUTCOME_LATENCY)
@@ -392,6 +393,7 @@ static int json(FILE *f, const ab_ctx *c, const char *path, br_error *err)
 	br_json_kbool(&j, "interrupted", c->interrupted);
 	br_json_kdouble(&j, "t_min", BR_DIAG_T_MIN);
 	br_json_kdouble(&j, "alpha", BR_DIAG_RUNS_ALPHA);
+	br_json_kdouble(&j, "cause_alpha", BR_DIAG_RUNS_CAUSE_ALPHA);
 	br_json_kdouble(&j, "min_ratio", BR_DIAG_RUNS_MIN_RATIO);
 	br_json_kdouble(&j, "detection_floor_mbps", c->m[AB_M_X].present ? c->m[AB_M_X].floor : NAN);
 	br_json_kdouble(&j, "detection_floor_q2c", c->m[AB_M_Q2C].present ? c->m[AB_M_Q2C].floor : NAN);

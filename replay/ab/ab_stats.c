@@ -100,7 +100,7 @@ static void welch(ab_metric *mt)
 	double den = (mt->n[0] > 1 ? va * va / (double)(mt->n[0] - 1) : 0) +
 		     (mt->n[1] > 1 ? vb * vb / (double)(mt->n[1] - 1) : 0);
 	mt->df = den > 0 ? (va + vb) * (va + vb) / den : 0;
-	mt->t_need = br_diag_t_needed(den > 0 ? mt->df : (double)(mt->n[0] + mt->n[1]) - 2);
+	mt->t_need = br_diag_t_needed(den > 0 ? mt->df : (double)(mt->n[0] + mt->n[1]) - 2, BR_DIAG_RUNS_ALPHA);
 	double fl = exp(mt->t_need * se);
 	if (fl < BR_DIAG_RUNS_MIN_RATIO)
 		fl = BR_DIAG_RUNS_MIN_RATIO;

@@ -782,21 +782,24 @@ Test(diagnosis, runs_of_the_same_job_are_no_difference)
 	free_runs(bb, 3);
 }
 
-/* Student's t at two-sided BR_DIAG_RUNS_ALPHA: the closed forms for df 1
- * (tan) and 2, and the bar never below BR_DIAG_T_MIN where the quantile is. */
+/* Student's t at two-sided alpha: the closed forms for df 1 (tan) and 2,
+ * and the bar never below BR_DIAG_T_MIN where the quantile is. */
 Test(diagnosis, runs_need_students_t_for_their_degrees_of_freedom)
 {
-	double p = 1 - BR_DIAG_RUNS_ALPHA / 2;
-	cr_expect_float_eq(br_diag_t_needed(1), tan(M_PI * (p - 0.5)), 1e-6 * br_diag_t_needed(1));
-	cr_expect_float_eq(br_diag_t_needed(2), (2 * p - 1) / sqrt(2 * p * (1 - p)), 1e-6 * 14);
-	/* the tail it stands on, and a table's value between */
-	cr_expect_float_eq(br_diag_t_two_tailed(br_diag_t_needed(4), 4), BR_DIAG_RUNS_ALPHA, 1e-9);
-	cr_expect_float_eq(br_diag_t_needed(4), 5.598, 1e-3);
-	cr_expect_float_eq(br_diag_t_needed(10), 3.581, 1e-3);
+	const double alpha = BR_DIAG_RUNS_ALPHA, p = 1 - alpha / 2;
+	cr_expect_float_eq(br_diag_t_needed(1, alpha), tan(M_PI * (p - 0.5)), 1e-6 * br_diag_t_needed(1, alpha));
+	cr_expect_float_eq(br_diag_t_needed(2, alpha), (2 * p - 1) / sqrt(2 * p * (1 - p)), 1e-6 * 14);
+	/* the tail it stands on, and a table's values between */
+	cr_expect_float_eq(br_diag_t_two_tailed(br_diag_t_needed(4, alpha), 4), alpha, 1e-9);
+	cr_expect_float_eq(br_diag_t_needed(4, 0.005), 5.598, 1e-3);
+	cr_expect_float_eq(br_diag_t_needed(10, 0.005), 3.581, 1e-3);
+	cr_expect_float_eq(br_diag_t_needed(2, 0.05), 4.303, 1e-3);
+	cr_expect_float_eq(br_diag_t_needed(3, 0.05), 3.182, 1e-3);
 	cr_expect_float_eq(br_diag_t_two_tailed(0, 5), 1.0, 1e-12);
 	/* where Student's quantile is under the fixed bar, the fixed bar holds */
-	cr_expect_eq(br_diag_t_needed(200), BR_DIAG_T_MIN);
-	cr_expect_eq(br_diag_t_needed(0), br_diag_t_needed(1));
+	cr_expect_eq(br_diag_t_needed(200, alpha), BR_DIAG_T_MIN);
+	cr_expect_eq(br_diag_t_needed(4, 0.05), BR_DIAG_T_MIN);
+	cr_expect_eq(br_diag_t_needed(0, alpha), br_diag_t_needed(1, alpha));
 	cr_expect(isnan(br_diag_t_two_tailed(3, 0)));
 }
 
@@ -831,6 +834,45 @@ Test(diagnosis, runs_with_t_4_at_few_degrees_of_freedom_are_no_difference)
 	cr_expect(!d.significant, "outcome %s ratio %.3f t %.2f need %.2f", br_diag_outcome_name(d.outcome),
 		  d.ratio, d.t_outcome, d.t_need_outcome);
 	cr_expect_eq(d.ncauses, 0);
+	free_runs(aa, 3);
+	free_runs(bb, 3);
+}
+
+/* A throttle's way over three runs a side: B issues one IO every 400 us
+ * against A's 100 (MB/s 4x apart, the same in every run), and one of B's
+ * runs is served slower (R 54 us against 35), so its U grew with it: U is
+ * 3x apart with t about 9 at 2 degrees of freedom. That the sides differ
+ * is certain (MB/s); that idle made it passes the cause's 5 % bar (4.3 at
+ * df 2) and would not pass the difference's 0.5 % (14.1): idle comes first. */
+Test(diagnosis, runs_name_a_cause_at_the_causes_level)
+{
+	job a = base, b = base;
+	a.interval_ns = 100 * US;
+	b.interval_ns = 400 * US;
+	a.service_ns = 36 * US;
+	br_analysis *aa[3], *bb[3];
+	const br_diag_profile *pa[3], *pb[3];
+	const uint64_t sb[3] = { 35, 54, 35 };
+	for (unsigned i = 0; i < 3; i++) {
+		a.seed = 30 + i;
+		b.seed = 40 + i;
+		b.service_ns = sb[i] * US;
+		aa[i] = analyse(&a, NULL);
+		bb[i] = analyse(&b, NULL);
+		pa[i] = br_analysis_get(aa[i])->profile;
+		pb[i] = br_analysis_get(bb[i])->profile;
+	}
+	br_diag_profile poola, poolb;
+	br_error err;
+	cr_assert_eq(br_diag_pool_runs(pa, 3, &poola, &err), 0);
+	cr_assert_eq(br_diag_pool_runs(pb, 3, &poolb, &err), 0);
+	br_diagnosis d;
+	cr_assert_eq(br_diagnose(&poola, &poolb, "A", "B", &d, &err), 0);
+	cr_assert(d.significant, "ratio %.3f t %.2f need %.2f", d.ratio, d.t_outcome, d.t_need_outcome);
+	cr_expect_gt(fabs(d.t_factor[0]), d.t_need_factor[0], "U: t %.2f, need %.2f", d.t_factor[0],
+		     d.t_need_factor[0]);
+	cr_expect_lt(fabs(d.t_factor[0]), br_diag_t_needed(2, BR_DIAG_RUNS_ALPHA), "U: t %.2f", d.t_factor[0]);
+	expect_first(&d, BR_CAUSE_IDLE, BR_FACTOR_U, 1);
 	free_runs(aa, 3);
 	free_runs(bb, 3);
 }

@@ -216,12 +216,13 @@ typedef struct br_diagnosis {
 	                                 difference that is more device bytes per byte of work */
 	double ratio;                 /* X_better / X_worse (or Q2C worse / better) */
 	double t_outcome;             /* its Welch t over the slices */
-	double t_need_outcome;        /* the |t| it had to reach (diag over runs: br_diag_t_needed) */
+	double t_need_outcome;        /* the |t| it had to reach (over runs: BR_DIAG_RUNS_ALPHA) */
 	/* the identity, per trace: factors and ln X; residual = ln X − (ln U + ln N + ln S − ln R) */
 	double x[2], u[2], nbusy[2], s[2], r[2];
 	double terms[4];              /* Δln U, Δln N_busy, Δln S, −Δln R (better − worse) */
 	double t_factor[4];
-	double t_need_factor[4];      /* the |t| each had to reach */
+	double t_need_factor[4];      /* the |t| each had to reach as a cause (over runs:
+	                                 BR_DIAG_RUNS_CAUSE_ALPHA) */
 	double residual[2];
 	double mbps_total;            /* ln(X_better / X_worse) */
 	/* latency: mean Q2C per bio and each phase's contribution to its change */
@@ -257,14 +258,21 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 int br_diag_pool_runs(const br_diag_profile *const *runs, size_t n, br_diag_profile *out, br_error *err);
 
 /* Over runs, a difference counts when its Welch |t| reaches
- * br_diag_t_needed(df): Student's t at two-sided BR_DIAG_RUNS_ALPHA for
- * the runs' Welch–Satterthwaite degrees of freedom, never below
- * BR_DIAG_T_MIN (time slices keep BR_DIAG_T_MIN: their df is large). With
- * 3 runs a side (df 2 to 4) a bar of 3.0 alone passed 4-10 % of pure noise
- * per metric; at 0.5 % it takes t 5.6 at df 4, 14.1 at df 2.
+ * br_diag_t_needed(df, alpha): Student's t at two-sided alpha for the
+ * runs' Welch–Satterthwaite degrees of freedom, never below BR_DIAG_T_MIN
+ * (time slices keep BR_DIAG_T_MIN: their df is large). Two levels: that
+ * the sides differ at all (the outcome, MB/s or Q2C, and any factor that
+ * stands in for it) at BR_DIAG_RUNS_ALPHA; which factor made a difference
+ * so shown, at BR_DIAG_RUNS_CAUSE_ALPHA. With 3 runs a side (df 2 to 4) a
+ * bar of 3.0 alone passed 4-10 % of pure noise per metric; at 0.5 % it
+ * takes t 5.6 at df 4, 14.1 at df 2. Factors of one run move together
+ * (a throttle fixes X = U·N·S/R, so a round where R grew had U grow too):
+ * held to 0.5 % as well, a 3x lower U (t 7.8 at df 2) was no cause in a
+ * fresh-clone make check, beside a 3.5x difference in MB/s at t 230.
  * br_diag_t_two_tailed(t, df) is P(|T| >= t) (NAN for df <= 0). */
 #define BR_DIAG_RUNS_ALPHA 0.005
-double br_diag_t_needed(double df);
+#define BR_DIAG_RUNS_CAUSE_ALPHA 0.05
+double br_diag_t_needed(double df, double alpha);
 double br_diag_t_two_tailed(double t, double df);
 
 /* The identity's factors of one profile (a run's, a pool's). */

@@ -264,10 +264,10 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	static const int metric[4] = { DIAG_M_U, DIAG_M_N, DIAG_M_S, DIAG_M_R };
 	for (int k = 0; k < 4; k++) {
 		out->t_factor[k] = diag_welch(c.p[0], c.p[1], metric[k]);
-		out->t_need_factor[k] = diag_t_need(c.p[0], c.p[1], metric[k]);
+		out->t_need_factor[k] = diag_t_need(c.p[0], c.p[1], metric[k], BR_DIAG_RUNS_CAUSE_ALPHA);
 	}
 	out->t_outcome = diag_welch(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X);
-	out->t_need_outcome = diag_t_need(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X);
+	out->t_need_outcome = diag_t_need(c.p[0], c.p[1], work ? DIAG_M_W : DIAG_M_X, BR_DIAG_RUNS_ALPHA);
 	dx_latency_split(&c);
 	diag_ko_out ko;
 	diag_ko(c.p[1], c.p[0], &ko);
@@ -299,11 +299,14 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 		 * work was done, not noise */
 		double fr[4] = { c.f[0].u / c.f[1].u, c.f[0].nbusy / c.f[1].nbusy, c.f[0].s / c.f[1].s,
 				 c.f[1].r / c.f[0].r };
-		for (int k = 0; k < 4; k++)
-			if (fr[k] >= STRUCTURAL_FACTOR && fabs(out->t_factor[k]) >= out->t_need_factor[k] &&
+		for (int k = 0; k < 4; k++) {
+			/* here the factor shows that the sides differ at all: the outcome's bar */
+			double need = diag_t_need(c.p[0], c.p[1], metric[k], BR_DIAG_RUNS_ALPHA);
+			if (fr[k] >= STRUCTURAL_FACTOR && fabs(out->t_factor[k]) >= need &&
 			    (k != 3 || (c.p[0]->n >= DIAG_MIN_RATE_REQUESTS &&
 					c.p[1]->n >= DIAG_MIN_RATE_REQUESTS)))
 				out->significant = true;
+		}
 	}
 	if (out->significant) {
 		if (work) {
@@ -317,7 +320,8 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 			    dx_pct((double)bb->q_bytes_kernel, (double)bb->q_bytes));
 			dx_add_term(&c, BR_CAUSE_AMPLIFICATION, BR_FACTOR_BYTES_PER_WORK, out->amp_term,
 				 c.st_amp || fabs(diag_welch(c.p[0], c.p[1], DIAG_M_AMP)) >=
-						    diag_t_need(c.p[0], c.p[1], DIAG_M_AMP), ev);
+						    diag_t_need(c.p[0], c.p[1], DIAG_M_AMP, BR_DIAG_RUNS_CAUSE_ALPHA),
+				 ev);
 		}
 		dx_flush_stage(&c);
 		dx_idle_terms(&c, out->terms[0], fabs(out->t_factor[0]) >= out->t_need_factor[0]);
@@ -345,7 +349,7 @@ int br_diagnose(const br_diag_profile *a, const br_diag_profile *b, const char *
 	/* same throughput: is one slower per IO? */
 	double qa = fa.q2c, qb = fb.q2c;
 	if (qa > 0 && qb > 0 && fmax(qa, qb) / fmin(qa, qb) >= (runs ? BR_DIAG_RUNS_MIN_RATIO : LATENCY_MIN_RATIO)) {
-		double t = diag_welch(a, b, DIAG_M_Q2C), need = diag_t_need(a, b, DIAG_M_Q2C);
+		double t = diag_welch(a, b, DIAG_M_Q2C), need = diag_t_need(a, b, DIAG_M_Q2C, BR_DIAG_RUNS_ALPHA);
 		if (fabs(t) >= need) {
 			bool a_faster = qa <= qb;
 			c.p[0] = a_faster ? a : b;

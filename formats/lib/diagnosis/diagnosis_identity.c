@@ -100,7 +100,7 @@ double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m)
 	return d / se;
 }
 
-double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m)
+double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m, double alpha)
 {
 	if (!a->runs || !b->runs)
 		return BR_DIAG_T_MIN; /* time slices: 16 a side, their df is large */
@@ -112,7 +112,7 @@ double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m)
 		return BR_DIAG_T_MIN; /* diag_welch gives 0 then */
 	double den = va * va / (double)(na - 1) + vb * vb / (double)(nb - 1);
 	double df = den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
-	return br_diag_t_needed(df);
+	return br_diag_t_needed(df, alpha);
 }
 
 /* Kitagawa–Oaxaca over a grouping of the IO classes: group(k) maps a

@@ -75,8 +75,8 @@ enum { DIAG_M_X, DIAG_M_U, DIAG_M_N, DIAG_M_S, DIAG_M_R, DIAG_M_Q2C, DIAG_M_W, D
  * positive means a serves faster); 0 with fewer than 3 slices each. */
 double diag_welch(const br_diag_profile *a, const br_diag_profile *b, int m);
 /* The |t| metric m's difference must reach: BR_DIAG_T_MIN over time
- * slices, br_diag_t_needed(Welch df) over runs. */
-double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m);
+ * slices, br_diag_t_needed(Welch df, alpha) over runs. */
+double diag_t_need(const br_diag_profile *a, const br_diag_profile *b, int m, double alpha);
 
 typedef struct diag_ko_out {
 	double mix, rate;          /* ns of mean data D2C, worse − better */

@@ -58,14 +58,14 @@ double br_diag_t_two_tailed(double t, double df)
 	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
-double br_diag_t_needed(double df)
+double br_diag_t_needed(double df, double alpha)
 {
 	if (!(df >= 1))
 		df = 1; /* Welch's df is at least the smaller side's n - 1; below 1 only when a side has no spread */
 	double lo = 0, hi = 1e6;
 	for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; i++) {
 		double mid = (lo + hi) / 2;
-		if (br_diag_t_two_tailed(mid, df) > BR_DIAG_RUNS_ALPHA)
+		if (br_diag_t_two_tailed(mid, df) > alpha)
 			lo = mid;
 		else
 			hi = mid;

@@ -668,18 +668,27 @@ Test(diagnosis, same_throughput_slower_per_io_is_latency)
 
 /* ---- repeated runs pooled (br_diag_pool_runs, blkreel-replay --ab) ---- */
 
-/* n runs of job j, the seed changed for each: their analyses, pooled. */
-static void pool_runs(const job *j, unsigned n, br_analysis **an, br_diag_profile *pool)
+/* n runs of job j, the seed changed for each and, unless service_us is
+ * NULL, run i served in service_us[i] us: their analyses, pooled. */
+static void pool_runs_served(const job *j, unsigned n, const uint64_t *service_us, br_analysis **an,
+			     br_diag_profile *pool)
 {
 	const br_diag_profile *p[BR_DIAG_SLICES];
 	for (unsigned i = 0; i < n; i++) {
 		job r = *j;
 		r.seed = j->seed + 101 * i;
+		if (service_us)
+			r.service_ns = service_us[i] * US;
 		an[i] = analyse(&r, NULL);
 		p[i] = br_analysis_get(an[i])->profile;
 	}
 	br_error err;
 	cr_assert_eq(br_diag_pool_runs(p, n, pool, &err), 0, "%s", err.msg);
+}
+
+static void pool_runs(const job *j, unsigned n, br_analysis **an, br_diag_profile *pool)
+{
+	pool_runs_served(j, n, NULL, an, pool);
 }
 
 static void free_runs(br_analysis **an, unsigned n)
@@ -811,24 +820,15 @@ Test(diagnosis, runs_with_t_4_at_few_degrees_of_freedom_are_no_difference)
 {
 	job a = base, b = base;
 	a.interval_ns = b.interval_ns = 500 * US;
-	br_analysis *aa[3], *bb[3];
-	const br_diag_profile *pa[3], *pb[3];
+	a.seed = 10;
+	b.seed = 20;
 	/* per-run service times 100 110 95 us (A) and 125 135 120 (B): Welch t 4.0 at df 4 */
 	const uint64_t sa[3] = { 100, 110, 95 }, sb[3] = { 125, 135, 120 };
-	for (unsigned i = 0; i < 3; i++) {
-		a.service_ns = sa[i] * US;
-		b.service_ns = sb[i] * US;
-		a.seed = 10 + i;
-		b.seed = 20 + i;
-		aa[i] = analyse(&a, NULL);
-		bb[i] = analyse(&b, NULL);
-		pa[i] = br_analysis_get(aa[i])->profile;
-		pb[i] = br_analysis_get(bb[i])->profile;
-	}
+	br_analysis *aa[3], *bb[3];
 	br_diag_profile poola, poolb;
+	pool_runs_served(&a, 3, sa, aa, &poola);
+	pool_runs_served(&b, 3, sb, bb, &poolb);
 	br_error err;
-	cr_assert_eq(br_diag_pool_runs(pa, 3, &poola, &err), 0);
-	cr_assert_eq(br_diag_pool_runs(pb, 3, &poolb, &err), 0);
 	br_diagnosis d;
 	cr_assert_eq(br_diagnose(&poola, &poolb, "A", "B", &d, &err), 0);
 	cr_expect(!d.significant, "outcome %s ratio %.3f t %.2f need %.2f", br_diag_outcome_name(d.outcome),
@@ -850,22 +850,14 @@ Test(diagnosis, runs_name_a_cause_at_the_causes_level)
 	a.interval_ns = 100 * US;
 	b.interval_ns = 400 * US;
 	a.service_ns = 36 * US;
-	br_analysis *aa[3], *bb[3];
-	const br_diag_profile *pa[3], *pb[3];
+	a.seed = 30;
+	b.seed = 40;
 	const uint64_t sb[3] = { 35, 54, 35 };
-	for (unsigned i = 0; i < 3; i++) {
-		a.seed = 30 + i;
-		b.seed = 40 + i;
-		b.service_ns = sb[i] * US;
-		aa[i] = analyse(&a, NULL);
-		bb[i] = analyse(&b, NULL);
-		pa[i] = br_analysis_get(aa[i])->profile;
-		pb[i] = br_analysis_get(bb[i])->profile;
-	}
+	br_analysis *aa[3], *bb[3];
 	br_diag_profile poola, poolb;
+	pool_runs(&a, 3, aa, &poola);
+	pool_runs_served(&b, 3, sb, bb, &poolb);
 	br_error err;
-	cr_assert_eq(br_diag_pool_runs(pa, 3, &poola, &err), 0);
-	cr_assert_eq(br_diag_pool_runs(pb, 3, &poolb, &err), 0);
 	br_diagnosis d;
 	cr_assert_eq(br_diagnose(&poola, &poolb, "A", "B", &d, &err), 0);
 	cr_assert(d.significant, "ratio %.3f t %.2f need %.2f", d.ratio, d.t_outcome, d.t_need_outcome);

@@ -46,7 +46,8 @@ int capture_parse_mask(const char *text, uint16_t *mask)
 
 enum {
 	OPT_SPLIT = TOOL_KEY_LONG, OPT_PID, OPT_START_LBA, OPT_END_LBA, OPT_BACKEND, OPT_LIST,
-	OPT_ALLOW_DROPS, OPT_CLEANUP, OPT_NO_PROGRESS,
+	OPT_ALLOW_DROPS, OPT_CLEANUP, OPT_NO_PROGRESS, OPT_ROTATE, OPT_KEEP, OPT_KEEP_SIZE, OPT_MAX_DISK,
+	OPT_RESERVE, OPT_ON_FULL,
 };
 
 static const tool_opt options[] = {
@@ -58,6 +59,19 @@ static const tool_opt options[] = {
 	{ 'D', "output-dir", "DIR", "put the output files in DIR" },
 	{ OPT_SPLIT, "split", NULL, "also write the classic per-CPU set NAME.blktrace.<cpu>\n"
 				    "(blkparse, btt and iowatcher read it as it is)" },
+	{ OPT_ROTATE, "rotate", "TIME|SIZE", "write a series of files NAME.00001.blktrace.gz, ...:\n"
+					    "a new one every TIME of trace (10m, 1h, 30s) or at\n"
+					    "about SIZE compressed (1G, 200M); each finished while\n"
+					    "tracing goes on (10m is minutes, 10M MiB)" },
+	{ OPT_KEEP, "keep", "N", "with --rotate: keep the newest N files, remove older" },
+	{ OPT_KEEP_SIZE, "keep-size", "SIZE", "with --rotate: remove the oldest files while the set\n"
+					      "holds more than SIZE" },
+	{ OPT_MAX_DISK, "max-disk", "SIZE", "the capture's files and spools may take SIZE at most" },
+	{ OPT_RESERVE, "reserve", "PCT", "leave PCT % of the output filesystem free (default 5)" },
+	{ OPT_ON_FULL, "on-full", "stop|drop", "at --max-disk or the reserve: stop the capture and\n"
+					       "keep what it has (default), or go on tracing and\n"
+					       "count the events not written (lost: exit 1 unless\n"
+					       "--allow-drops) until there is room again" },
 	{ 'w', "stopwatch", "TIME", "stop after TIME (30, 1.5s, 250ms, 2m); a COMMAND still\n"
 				    "running then gets SIGTERM" },
 	{ 'a', "act-mask", "ACTIONS", "only events in these categories (comma list, or\n"
@@ -100,6 +114,7 @@ static const tool_desc desc = {
 		"  blkreel-capture -d /dev/sdb -o run1 -- fio job.fio\n"
 		"  blkreel-capture -d /dev/sdb -d /dev/sdc -o run2 -w 60\n"
 		"  blkreel-capture -d /dev/sdb -o - | ssh host 'cat > t.blktrace.gz'\n"
+		"  blkreel-capture -d /dev/sdb -o prod --rotate 10m --keep 144 --max-disk 20G\n"
 		"  zcat run1.blktrace.gz | blkparse -i -\n"
 		"\n"
 		"Exit status: with COMMAND, its exit status (128+N if killed by signal N);\n"
@@ -113,6 +128,7 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 	memset(cli, 0, sizeof *cli);
 	cli->act_mask = 0xffff;
 	cli->progress = true;
+	cli->reserve = 0.05;
 	/* 0 = chosen by the output: see outputs.c */
 	cli->write.level = 0;
 	cli->write.threads = 0;
@@ -174,6 +190,41 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 				return rc;
 			cli->buf_count = (unsigned)v;
 			break;
+		case OPT_ROTATE:
+			if (br_parse_duration_ns(optarg, &v) == 0 && v >= 1000000000ull / 10)
+				cli->rotate_ns = v;
+			else if (br_parse_size(optarg, &v) == 0 && v >= 64 * 1024)
+				cli->rotate_bytes = v;
+			else
+				return tool_usage(PROG, "--rotate: '%s' is not a time of at least 100ms (10m, 1h) "
+						  "or a size of at least 64K (1G, 200M)", optarg);
+			break;
+		case OPT_KEEP:
+			if ((rc = tool_arg_count(PROG, "--keep", optarg, 1, 1000000, &v)))
+				return rc;
+			cli->keep = (unsigned)v;
+			break;
+		case OPT_KEEP_SIZE:
+			if (br_parse_size(optarg, &cli->keep_bytes) || cli->keep_bytes == 0)
+				return tool_usage(PROG, "--keep-size: '%s' is not a size (20G, 500M)", optarg);
+			break;
+		case OPT_MAX_DISK:
+			if (br_parse_size(optarg, &cli->max_disk) || cli->max_disk < 1024 * 1024)
+				return tool_usage(PROG, "--max-disk: '%s' is not a size of at least 1M (20G, 500M)", optarg);
+			break;
+		case OPT_RESERVE: {
+			char *end;
+			double pct = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || !(pct >= 0 && pct < 100))
+				return tool_usage(PROG, "--reserve: '%s' is not a percentage from 0 to 99", optarg);
+			cli->reserve = pct / 100;
+			break;
+		}
+		case OPT_ON_FULL:
+			if (strcmp(optarg, "stop") && strcmp(optarg, "drop"))
+				return tool_usage(PROG, "--on-full: '%s' is neither stop nor drop", optarg);
+			cli->on_full_drop = strcmp(optarg, "drop") == 0;
+			break;
 		case OPT_BACKEND: cli->backend = optarg; break;
 		case OPT_LIST: cli->list_backends = true; break;
 		case OPT_ALLOW_DROPS: cli->allow_drops = true; break;
@@ -208,6 +259,16 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 		return tool_usage(PROG, "%s", "--split needs a file name, not -o -");
 	if (cli->output && strcmp(cli->output, "-") == 0 && cli->dir)
 		return tool_usage(PROG, "%s", "-D makes no sense with -o -");
+	bool rotating = cli->rotate_ns || cli->rotate_bytes;
+	if (rotating && cli->output && strcmp(cli->output, "-") == 0)
+		return tool_usage(PROG, "%s", "--rotate writes files: it needs a name, not -o -");
+	if (rotating && cli->split)
+		return tool_usage(PROG, "%s", "--rotate and --split do not go together (blkparse reads the rotated "
+				  "files as they are: zcat NAME.*.blktrace.gz | blkparse -i -)");
+	if (!rotating && (cli->keep || cli->keep_bytes))
+		return tool_usage(PROG, "%s", "--keep and --keep-size need --rotate");
+	if (cli->output && strcmp(cli->output, "-") == 0 && (cli->max_disk || cli->on_full_drop))
+		return tool_usage(PROG, "%s", "--max-disk and --on-full are for files, not -o -");
 	*run = true;
 	return TOOL_EXIT_OK;
 }

@@ -23,6 +23,13 @@ typedef struct capture_cli {
 	unsigned buf_count;       /* -n */
 	const char *backend;      /* --backend; NULL = choose */
 	bool list_backends, cleanup, allow_drops, quiet, progress;
+	uint64_t rotate_ns;       /* --rotate TIME: a new file every TIME of trace; 0 = none */
+	uint64_t rotate_bytes;    /* --rotate SIZE: a new file at about SIZE compressed; 0 = none */
+	unsigned keep;            /* --keep N: the newest N files of a rotated set; 0 = all */
+	uint64_t keep_bytes;      /* --keep-size SIZE; 0 = no limit */
+	uint64_t max_disk;        /* --max-disk SIZE: what the capture may have on disk; 0 = no limit */
+	double reserve;           /* --reserve PCT: free space left on the output's filesystem (fraction) */
+	bool on_full_drop;        /* --on-full drop: go on tracing, count what is not written */
 	br_writer_opts write;
 	char **command;           /* after --; NULL when none */
 	const struct cap_hooks *hooks; /* not an option: main's, in test and bench builds (hooks.h) */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,20 +120,28 @@ static uint64_t bad_records(const cap_capture *s)
 }
 
 /* "cpu0=N cpu1=M", then " bad=K" for a backend that counts bad records;
- * *total: every event lost, bad records included. */
-static void drops_text(const cap_capture *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
+ * *total: every event lost, bad records included. since: counts already
+ * said (the notes of a rotated capture's closed files), or NULL. */
+static void drops_text_since(const cap_capture *s, uint64_t bad, const uint64_t *since, uint64_t since_bad,
+			     char *buf, size_t size, uint64_t *total)
 {
 	size_t n = 0;
 	*total = 0;
 	buf[0] = 0;
 	for (unsigned c = 0; c < s->cfg.ncpu && n + 32 < size; c++) {
-		n += (size_t)snprintf(buf + n, size - n, "%scpu%u=%llu", c ? " " : "", c,
-				      (unsigned long long)s->drops[c]);
-		*total += s->drops[c];
+		uint64_t d = s->drops[c] - (since ? since[c] : 0);
+		n += (size_t)snprintf(buf + n, size - n, "%scpu%u=%llu", c ? " " : "", c, (unsigned long long)d);
+		*total += d;
 	}
+	bad -= since_bad;
 	if (s->has_bad_count && n + 32 < size)
 		snprintf(buf + n, size - n, " bad=%llu", (unsigned long long)bad);
 	*total += bad;
+}
+
+static void drops_text(const cap_capture *s, uint64_t bad, char *buf, size_t size, uint64_t *total)
+{
+	drops_text_since(s, bad, NULL, 0, buf, size, total);
 }
 
 /* Events lost: records dropped or bad, and completions no record shows.
@@ -176,6 +185,125 @@ static void status_line(cap_capture *s, tool_progress *p, bool force)
 	tool_progress_draw(p, st.written + st.recorded, extra, force);
 }
 
+/* --rotate: the note that closes a file: what was lost while it was
+ * written (ring drops, bad records, events not written for want of room).
+ * The last file's note (cap_capture_close) adds what only the end can
+ * count: completions no record shows, runs the kernel skipped. The notes
+ * of a set add up to the whole capture's. */
+static void file_note(void *arg, char *buf, size_t size)
+{
+	cap_capture *s = arg;
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	uint64_t bad = bad_records(s), total;
+	s->has_bad_count = s->be->bad_records != NULL;
+	char drops[512];
+	drops_text_since(s, bad, s->noted_drops, s->noted_bad, drops, sizeof drops, &total);
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	char unwritten[48] = "";
+	if (st.unwritten > s->noted_unwritten)
+		snprintf(unwritten, sizeof unwritten, " unwritten=%llu",
+			 (unsigned long long)(st.unwritten - s->noted_unwritten));
+	snprintf(buf, size, "blkreel: drops %s (backend %s)%s", drops, s->be->name, unwritten);
+	memcpy(s->noted_drops, s->drops, s->cfg.ncpu * sizeof *s->drops);
+	s->noted_bad = bad;
+	s->noted_unwritten = st.unwritten;
+}
+
+/* A spool the state file names that is gone was finished: forget it. */
+static void forget_finished_spools(cap_capture *s)
+{
+	for (size_t i = s->ks.n; i-- > 0;)
+		if (s->ks.ch[i].kind == KS_SPOOL && access(s->ks.ch[i].path, F_OK))
+			cap_kstate_drop(&s->ks, i);
+}
+
+/* --rotate: each new spool goes in the state file before it is created
+ * (once the backend has one), so that --cleanup finishes it after a kill. */
+static void spool_opened(void *arg, const char *spool)
+{
+	cap_capture *s = arg;
+	snprintf(s->out.spool_path, sizeof s->out.spool_path, "%s", spool);
+	if (!s->started)
+		return;
+	forget_finished_spools(s);
+	br_error err;
+	if (cap_kstate_note_spool(&s->ks, spool, &err))
+		tool_say_error(PROG, "warning: cannot record the spool in the state file", &err);
+}
+
+#define ROOM_CHECK_NS (250ull * 1000 * 1000)
+/* Room to go back to writing after --on-full drop: the reserve and 1 %
+ * more free, and the capture 5 % under --max-disk. */
+#define ROOM_RESUME_FREE 0.01
+#define ROOM_RESUME_MAX 0.95
+
+/* Is the capture out of room (--max-disk, --reserve)? why: said when so.
+ * resume: the stricter test for going back to writing. */
+static bool out_of_room(const cap_capture *s, bool resume, char *why, size_t size)
+{
+	const capture_cli *cli = s->cli;
+	uint64_t need = cap_outputs_disk_need(&s->out);
+	double max = (double)cli->max_disk * (resume ? ROOM_RESUME_MAX : 1.0);
+	char a[32], b[32];
+	if (cli->max_disk && (double)need >= max) {
+		br_format_bytes(need, a, sizeof a);
+		br_format_bytes(cli->max_disk, b, sizeof b);
+		snprintf(why, size, "the capture takes %s on disk, with the room to finish its file (--max-disk %s)", a, b);
+		return true;
+	}
+	struct statvfs vfs;
+	if (cli->reserve <= 0 || statvfs(s->out.spool_path, &vfs) || !vfs.f_blocks)
+		return false;
+	double total = (double)vfs.f_blocks * (double)vfs.f_frsize;
+	double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
+	double want = total * (cli->reserve + (resume ? ROOM_RESUME_FREE : 0));
+	if (avail >= want)
+		return false;
+	br_format_bytes((uint64_t)avail, a, sizeof a);
+	br_format_bytes((uint64_t)total, b, sizeof b);
+	snprintf(why, size, "the output filesystem has %s free of %s, under its reserve (--reserve %.4g %%)", a, b,
+		 cli->reserve * 100);
+	return true;
+}
+
+/* Every ROOM_CHECK_NS: out of room stops the capture (a negative code)
+ * or, with --on-full drop, makes it count events instead of writing them
+ * until there is room again (then a new file starts, with --rotate). */
+static int check_room(cap_capture *s, uint64_t now, br_error *err)
+{
+	if (now - s->room_checked < ROOM_CHECK_NS || !(s->out.spooling || s->out.rotate))
+		return 0;
+	s->room_checked = now;
+	if (s->out.rotate)
+		forget_finished_spools(s);
+	char why[256];
+	if (!s->discarding) {
+		if (!out_of_room(s, false, why, sizeof why))
+			return 0;
+		if (!s->cli->on_full_drop) {
+			s->out_of_room = true;
+			return br_error_set(err, BR_ESYS, ENOSPC, s->out.spool_path, -1,
+					    "out of room: %s; the files keep what was captured", why);
+		}
+		s->discarding = true;
+		cap_sink_discard(s->sink, true);
+		tool_say(PROG, "out of room: %s; events are counted, not written, until there is room (--on-full drop)",
+			 why);
+		return 0;
+	}
+	if (out_of_room(s, true, why, sizeof why))
+		return 0;
+	s->discarding = false;
+	cap_sink_discard(s->sink, false);
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	tool_say(PROG, "room again: writing resumes (%llu events not written so far)",
+		 (unsigned long long)st.unwritten);
+	return cap_sink_new_file(s->sink, err);
+}
+
 /* The capture loop. Returns 0 when it ended normally (command, -w, signal)
  * or a negative br_code (read or write failure: stop and keep the file). */
 int cap_capture_loop(cap_capture *s, br_error *err)
@@ -200,7 +328,10 @@ int cap_capture_loop(cap_capture *s, br_error *err)
 			s->child_done = true;
 			break;
 		}
-		if (deadline && tool_now_ns() >= deadline)
+		uint64_t now = tool_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if ((rc = check_room(s, now, err)) < 0)
 			break;
 		status_line(s, &prog, false);
 	}
@@ -274,9 +405,11 @@ int cap_capture_setup(cap_capture *s, br_error *err)
 	c->ncpu = cap_possible_cpus();
 	c->log = cli->quiet ? NULL : stderr;
 	c->hooks = cli->hooks;
-	s->drops = calloc(c->ncpu, sizeof *s->drops);
+	/* the counts read now, and (--rotate) what the closed files' notes said */
+	s->drops = calloc(2 * (size_t)c->ncpu, sizeof *s->drops);
 	if (!s->drops)
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	s->noted_drops = s->drops + c->ncpu;
 	return 0;
 }
 
@@ -328,9 +461,23 @@ static void summary(cap_capture *s, double secs)
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
+	const cap_rotate_result *rot = &s->out.rotated;
+	if (s->cli->rotate_ns || s->cli->rotate_bytes) {
+		fprintf(stderr, " in %u files", rot->written);
+		if (rot->written)
+			fprintf(stderr, ", %05u to %05u", rot->first, rot->last);
+		if (rot->removed)
+			fprintf(stderr, "; %u older removed (--keep)", rot->removed);
+		if (rot->failed)
+			fprintf(stderr, "; %u not finished: their spools stay for --cleanup", rot->failed);
+	}
 	char kcounts[80];
 	kernel_counts_text(s, kcounts, sizeof kcounts);
-	total = events_lost(total, s->unrecorded);
+	total = events_lost(total, s->unrecorded) + s->unwritten;
+	if (s->unwritten) {
+		size_t dl = strlen(drops);
+		snprintf(drops + dl, sizeof drops - dl, " unwritten=%llu", (unsigned long long)s->unwritten);
+	}
 	fprintf(stderr, ")\nblkreel-capture: drops: %s%s%s%s\n", drops, kcounts,
 		s->bad ? " (bad: ring records that did not parse, left out)" : "", total ? " - events were lost" : "");
 	if (s->missed)
@@ -360,7 +507,7 @@ int cap_capture_open(cap_capture *s)
 		cap_kstate_leftovers(stderr);
 		tool_say(PROG, "run 'blkreel-capture --cleanup' to restore it");
 	}
-	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, &err)) {
+	if (cap_outputs_open(&s->out, cli, s->cfg.devices[0].name, spool_opened, s, &err)) {
 		tool_say_error(PROG, "cannot create the output", &err);
 		return 1;
 	}
@@ -373,9 +520,10 @@ int cap_capture_open(cap_capture *s)
 	/* The spool is noted too, so that after a kill -9 --cleanup can finish it
 	 * (and, where the kernel's buffers outlive us, first read what they still
 	 * hold the way we would have: the config says how). */
-	if (s->out.spooling && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
+	bool spools = s->out.spooling || s->out.rotate;
+	if (spools && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
 		tool_say_error(PROG, "warning: cannot record the capture's config in the state file", &err);
-	if (s->out.spooling && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
+	if (spools && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
 		tool_say_error(PROG, "warning: cannot record the spool in the state file", &err);
 	if (s->out.spooling && s->out.split_base[0] && cap_kstate_note_split(&s->ks, s->out.split_base, &err))
 		tool_say_error(PROG, "warning: cannot record the --split set in the state file (after a kill -9, "
@@ -406,6 +554,9 @@ int cap_capture_open(cap_capture *s)
 		.spool = s->out.raw ? NULL : s->out.spool,
 		.raw = s->out.raw ? s->out.spool : NULL,
 		.window_ns = CAP_REORDER_WINDOW_NS,
+		.rotate = s->out.rotate,
+		.file_note = s->out.rotate ? file_note : NULL,
+		.file_note_arg = s,
 	};
 	if (cap_sink_new(&s->sink, &so, &err)) {
 		tool_say_error(PROG, NULL, &err);
@@ -442,16 +593,27 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	s->has_bad_count = s->be->bad_records != NULL;
 	s->bad = bad_records(s);
 	s->missed = s->be->missed ? s->be->missed(s->st) : 0;
-	char drops[512], note[640], kcounts[80];
+	char drops[512], note[700], kcounts[80], unwritten[48] = "";
 	drops_text(s, s->bad, drops, sizeof drops, total_drops);
 	s->dropped = *total_drops - s->bad;
+	cap_sink_stats sst;
+	cap_sink_stats_get(s->sink, &sst);
+	s->unwritten = sst.unwritten;
+	*total_drops += s->unwritten;
+	/* the last file of a rotated capture: what the closed ones did not say */
+	uint64_t unused;
+	if (s->out.rotate)
+		drops_text_since(s, s->bad, s->noted_drops, s->noted_bad, drops, sizeof drops, &unused);
+	if (s->unwritten > s->noted_unwritten)
+		snprintf(unwritten, sizeof unwritten, " unwritten=%llu",
+			 (unsigned long long)(s->unwritten - s->noted_unwritten));
 	/* Every completion the device counted that no C record shows, whatever
 	 * lost it (the kernel, a ring overflow, a bad record): the file says so,
 	 * and readers take up to that many IOs without a C as completed. */
 	s->unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
 	*total_drops = events_lost(*total_drops, s->unrecorded);
 	kernel_counts_text(s, kcounts, sizeof kcounts);
-	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s", drops, s->be->name, kcounts);
+	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s%s", drops, s->be->name, unwritten, kcounts);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		tool_say_error(PROG, NULL, &err);
 		ok = false;
@@ -460,15 +622,21 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	if (release_backend(s))
 		ok = false;
 	s->bytes_written = cap_outputs_bytes(&s->out);
-	if (s->out.spooling && !cli->quiet)
+	if ((s->out.spooling || s->out.rotate) && !cli->quiet)
 		tool_say(PROG, "tracing stopped; compressing into %s", s->out.gz_path);
+	bool rotated = s->out.rotate != NULL;
 	if (cap_outputs_close(&s->out, &err)) {
 		tool_say_error(PROG, "finishing the output", &err);
 		ok = false;
 	}
 	s->cpu_after = cap_own_cpu() - s->cpu_tracing;
 	s->wall_after = (double)(tool_now_ns() - loop_end) / 1e9;
-	cap_kstate_forget_spool(&s->ks);
+	if (rotated) /* a spool that could not be finished stays noted, for --cleanup */
+		forget_finished_spools(s);
+	else
+		cap_kstate_forget_spool(&s->ks);
+	if (rotated)
+		s->bytes_written = s->out.rotated.bytes;
 	struct stat fst;
 	if (strcmp(s->out.gz_path, "-") && stat(s->out.gz_path, &fst) == 0)
 		s->bytes_written = (uint64_t)fst.st_size;

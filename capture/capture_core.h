@@ -42,6 +42,15 @@ typedef struct cap_capture {
 	double cpu_tracing, cpu_after; /* our own CPU (user + system, all threads), s */
 	double wall_after;      /* from the loop's end to the finished file, s */
 	atomic_bool *stop;      /* set by another thread to end the loop (the library); NULL in the tool */
+	/* --rotate: what the notes of the files closed so far counted (each
+	 * file's note counts what was lost while it was written) */
+	uint64_t *noted_drops;
+	uint64_t noted_bad, noted_unwritten;
+	/* --max-disk / --reserve */
+	uint64_t room_checked;  /* when the room was last checked (monotonic ns) */
+	bool discarding;        /* --on-full drop: events are counted, not written */
+	uint64_t unwritten;     /* events not written for want of room (at the end) */
+	bool out_of_room;       /* the capture stopped for want of room */
 } cap_capture;
 
 double cap_own_cpu(void);

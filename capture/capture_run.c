@@ -111,7 +111,8 @@ int capture_run(const capture_cli *cli)
 		size_t used = 0;
 		const struct { uint64_t n; const char *what; } lost[] = {
 			{ s.dropped, "records dropped" }, { s.bad, "bad records" },
-			{ s.unrecorded, "completions unrecorded" } };
+			{ s.unrecorded, "completions unrecorded" },
+			{ s.unwritten, "events not written for want of room" } };
 		for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
 			if (lost[i].n && used < sizeof why)
 				used += (size_t)snprintf(why + used, sizeof why - used, "%s%llu %s", used ? ", " : " (",

@@ -100,3 +100,9 @@ bool cap_names_from_proc(uint32_t pid, char *name)
 		*nl = 0;
 	return name[0] != 0;
 }
+
+void cap_names_unannounce(cap_names *n)
+{
+	for (size_t i = 0; i < n->cap; i++)
+		n->slots[i].announced = false;
+}

@@ -31,6 +31,10 @@ cap_name *cap_names_get(cap_names *n, uint32_t pid);
  * is written too). */
 void cap_names_set(cap_name *e, const char *comm);
 
+/* Every name is to be written again before its pid's next event (a new
+ * file of a rotated capture starts: each file names its processes). */
+void cap_names_unannounce(cap_names *n);
+
 /* /proc/PID/comm into name (CAP_COMM_LEN bytes); false if gone. */
 bool cap_names_from_proc(uint32_t pid, char *name);
 

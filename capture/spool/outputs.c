@@ -47,7 +47,34 @@ static int open_final(cap_outputs *o, br_writer **w, unsigned *n, const br_write
 	return 0;
 }
 
-int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name, br_error *err)
+/* What a spool compresses to, about (rotate.c measures it per file). */
+#define SPOOL_TO_GZ 0.2
+
+static int open_rotating(cap_outputs *o, const capture_cli *cli, void (*opened)(void *, const char *), void *arg,
+			 br_error *err)
+{
+	snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.*.blktrace.gz", o->base);
+	/* compressed while tracing: one thread, the capture's level */
+	br_writer_opts w = { .level = o->final_opts.level, .threads = 1 };
+	cap_rotate_opts ro = {
+		.base = o->base,
+		.period_ns = cli->rotate_ns,
+		.size = cli->rotate_bytes,
+		.keep = cli->keep,
+		.keep_bytes = cli->keep_bytes,
+		.write = w,
+		.log = cli->quiet ? NULL : stderr,
+		.opened = opened,
+		.opened_arg = arg,
+	};
+#ifdef BLKREEL_TEST_HOOKS
+	ro.no_sync = cli->hooks && cli->hooks->no_sync; /* measurement only */
+#endif
+	return cap_rotate_open(&o->rotate, &ro, err);
+}
+
+int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default_name,
+		     void (*opened)(void *arg, const char *spool), void *arg, br_error *err)
 {
 	memset(o, 0, sizeof *o);
 	const char *name = cli->output ? cli->output : default_name;
@@ -61,8 +88,10 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 			o->final_opts.threads = 1;
 		return open_final(o, o->live, &o->nlive, &o->final_opts, NULL, err);
 	}
-	char base[1024];
-	build_base(base, sizeof base, cli, name);
+	char *base = o->base;
+	build_base(base, sizeof o->base, cli, name);
+	if (cli->rotate_ns || cli->rotate_bytes)
+		return open_rotating(o, cli, opened, arg, err);
 	snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.blktrace.gz", base);
 	if (cli->split)
 		snprintf(o->split_base, sizeof o->split_base, "%s", base);
@@ -90,6 +119,12 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 {
 	int first = 0;
 	br_error e;
+	if (o->rotate) {
+		int rc = cap_rotate_close(o->rotate, &o->rotated, err);
+		o->rotate = NULL;
+		o->final_events = o->rotated.events;
+		return rc;
+	}
 	for (unsigned i = 0; i < o->nlive; i++) {
 		if (i == 0)
 			o->final_events = br_writer_events(o->live[0]);
@@ -140,6 +175,8 @@ int cap_outputs_close(cap_outputs *o, br_error *err)
 
 void cap_outputs_abort(cap_outputs *o)
 {
+	cap_rotate_abort(o->rotate);
+	o->rotate = NULL;
 	for (unsigned i = 0; i < o->nlive; i++)
 		br_writer_abort(o->live[i]);
 	o->nlive = 0;
@@ -152,7 +189,17 @@ void cap_outputs_abort(cap_outputs *o)
 
 uint64_t cap_outputs_bytes(const cap_outputs *o)
 {
+	if (o->rotate)
+		return cap_rotate_disk_bytes(o->rotate);
 	if (o->spool)
 		return cap_spool_bytes(o->spool);
 	return o->nlive ? br_writer_bytes(o->live[0]) : 0;
+}
+
+uint64_t cap_outputs_disk_need(const cap_outputs *o)
+{
+	if (o->rotate)
+		return cap_rotate_disk_bytes(o->rotate);
+	uint64_t spool = cap_spool_bytes(o->spool);
+	return spool + (uint64_t)((double)spool * SPOOL_TO_GZ);
 }

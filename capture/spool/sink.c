@@ -23,6 +23,7 @@ struct cap_sink {
 	uint64_t idle_wall, idle_max; /* an idle round: when, and the newest event time then */
 	bool idle_pending;
 	uint64_t safe;            /* event times up to this are all pushed */
+	bool discard;             /* --on-full drop: count, do not write */
 #ifdef BLKREEL_TEST_HOOKS
 	bool no_merge;            /* the bench's no_merge hook (hooks.h): written as pushed */
 #endif
@@ -126,10 +127,16 @@ void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm)
 		cap_names_set(e, comm);
 }
 
+static cap_spool *event_spool(cap_sink *s)
+{
+	return s->o.rotate ? cap_rotate_spool(s->o.rotate) : s->o.spool;
+}
+
 static int write_all(cap_sink *s, const br_event *ev, br_error *err)
 {
-	if (s->o.spool) {
-		int rc = cap_spool_write(s->o.spool, ev, err);
+	cap_spool *spool = event_spool(s);
+	if (spool) {
+		int rc = cap_spool_write(spool, ev, err);
 		if (rc)
 			return rc;
 	}
@@ -150,6 +157,35 @@ static uint32_t next_sequence(cap_sink *s, const br_event *ev)
 	return ++s->seq[cpu * s->ndev_slots + d];
 }
 
+/* The closing file's note as its last record, then the next file. */
+static int next_file(cap_sink *s, uint64_t time, br_error *err)
+{
+	if (s->o.file_note) {
+		char text[1024];
+		text[0] = 0;
+		s->o.file_note(s->o.file_note_arg, text, sizeof text);
+		int rc = text[0] ? cap_sink_message(s, text, err) : 0;
+		if (rc)
+			return rc;
+	}
+	int rc = cap_rotate_next(s->o.rotate, time, err);
+	cap_names_unannounce(s->names);
+	s->st.files++;
+	return rc;
+}
+
+int cap_sink_new_file(cap_sink *s, br_error *err)
+{
+	if (!s->o.rotate || cap_spool_records(cap_rotate_spool(s->o.rotate)) == 0)
+		return 0;
+	return next_file(s, s->last_written, err);
+}
+
+void cap_sink_discard(cap_sink *s, bool on)
+{
+	s->discard = on;
+}
+
 static int emit(cap_sink *s, const br_event *in, br_error *err)
 {
 	br_event ev = *in;
@@ -163,6 +199,17 @@ static int emit(cap_sink *s, const br_event *in, br_error *err)
 	bool notify = br_event_is_notify(&ev);
 	if (s->o.sequence && !notify)
 		ev.sequence = next_sequence(s, &ev);
+	if (s->discard) {
+		s->st.unwritten++;
+		s->last_written = ev.time;
+		s->any_written = true;
+		return 0;
+	}
+	if (s->o.rotate && cap_rotate_due(s->o.rotate, ev.time)) {
+		int rc = next_file(s, ev.time, err);
+		if (rc)
+			return rc;
+	}
 	if (s->o.names && !notify) {
 		cap_name *e = cap_names_get(s->names, ev.pid);
 		if (e && e->named && !e->announced) {
@@ -232,7 +279,8 @@ int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)
 		if (rc)
 			return rc;
 	}
-	return s->o.spool ? cap_spool_tick(s->o.spool, now, err) : 0;
+	cap_spool *spool = event_spool(s);
+	return spool ? cap_spool_tick(spool, now, err) : 0;
 }
 
 void cap_sink_resume(cap_sink *s, const br_event *ev)
@@ -273,6 +321,10 @@ bool cap_sink_is_raw(const cap_sink *s)
 int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t len, uint64_t events,
 		       br_error *err)
 {
+	if (s->discard && type == RAW_BATCH) {
+		s->st.unwritten += events;
+		return 0;
+	}
 	raw_frame f = { .type = type, .len = (uint32_t)len };
 	s->st.recorded += events;
 	return cap_spool_append(s->o.raw, &f, sizeof f, payload, len, raw_pad8((uint32_t)len) - len, events, err);

@@ -9,8 +9,9 @@
  * buffer (merge.c), process names (names.c), the spool file written while
  * tracing (spool_writer.c; the bpf backend's raw frames, raw_spool.h), its
  * conversion and compression once tracing is off (raw_convert.c, spool.c),
- * the finished files renamed into place only when whole (spool_finish.c)
- * and the output paths (outputs.c). It may call the library's writers
+ * the finished files renamed into place only when whole (spool_finish.c),
+ * a capture written as a series of files (rotate.c) and the output paths
+ * (outputs.c). It may call the library's writers
  * (blkreel/writer.h), the tool layer's clock and write-all (tool/), the
  * capture's options and config (capture_cli.h, capture_config.h), the bpf
  * record's format and decoder (backends/bpf/capture_record.h,
@@ -30,6 +31,7 @@
 #include "blkreel/event.h"
 #include "blkreel/writer.h"
 #include "capture_config.h"
+#include "spool/rotate.h"
 #include "spool/spool_writer.h"
 
 typedef struct cap_sink cap_sink;
@@ -57,6 +59,13 @@ typedef struct cap_sink_opts {
 	/* Names only from the hints pushed with the events (the raw spool's
 	 * conversion: /proc now may hold another process). */
 	bool names_from_hints;
+	/* --rotate: events go to the rotation's current file (rotate.h); before
+	 * the first event that is due in a new one, file_note gives the text of
+	 * the closing file's note (its drops: "" = none), written as its last
+	 * record, and each file names its processes again. */
+	cap_rotate *rotate;
+	void (*file_note)(void *arg, char *buf, size_t size);
+	void *file_note_arg;
 } cap_sink_opts;
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err);
@@ -91,6 +100,14 @@ int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err);
  * sequence numbers go on from it, its process names are not written again
  * and nothing older is written after it. */
 void cap_sink_resume(cap_sink *s, const br_event *ev);
+/* Drop mode (--on-full drop): while on, events are counted as unwritten
+ * (sequence numbers still advance, so the gap shows) instead of written. */
+void cap_sink_discard(cap_sink *s, bool on);
+/* Start a new file of a rotated capture now (after a gap in drop mode):
+ * the closing file gets its note. No-op without --rotate or when the
+ * current file is empty. */
+int cap_sink_new_file(cap_sink *s, br_error *err);
+
 /* Write a BLK_TN_MESSAGE record after everything so far. */
 int cap_sink_message(cap_sink *s, const char *text, br_error *err);
 
@@ -104,6 +121,8 @@ typedef struct cap_sink_stats {
 	uint64_t last_time;
 	size_t peak_queued;
 	uint64_t recorded;   /* raw mode: events put in the raw spool */
+	uint64_t unwritten;  /* events not written while discarding (--on-full drop) */
+	unsigned files;      /* --rotate: new files started */
 } cap_sink_stats;
 void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st);
 

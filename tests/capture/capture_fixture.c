@@ -154,13 +154,38 @@ static void note_pid(pid_t pid)
 
 const char *cf_workload(void)
 {
+	return cf_workload_paced(0);
+}
+
+const char *cf_workload_paced(unsigned think_us)
+{
 	static char cmd[1024];
+	char think[48] = "";
+	if (think_us)
+		snprintf(think, sizeof think, " --thinktime=%u", think_us);
 	snprintf(cmd, sizeof cmd,
-		 "fio --output=/dev/null --filename=%s --direct=1 --ioengine=psync "
+		 "fio --output=/dev/null --filename=%s --direct=1 --ioengine=psync%s "
 		 "--name=w --rw=write:64k --bs=64k --number_ios=%d --size=100M "
 		 "--name=r --stonewall --rw=read:252k --bs=4k --number_ios=%d --size=100M",
-		 cf.loop, NWRITES, NREADS);
+		 cf.loop, think, NWRITES, NREADS);
 	return cmd;
+}
+
+void cf_expect_exact(const cf_counts *c, unsigned long long unrecorded, const char *what)
+{
+	cr_expect_eq(c->d_write, NWRITES, "%s: %zu write D events, want %d", what, c->d_write, NWRITES);
+	cr_expect_eq(c->d_read, NREADS, "%s: %zu read D events, want %d", what, c->d_read, NREADS);
+	cr_expect_eq(c->c_write + c->c_read + unrecorded, NWRITES + NREADS,
+		     "%s: %zu write and %zu read C events and %llu unrecorded, want %d + %d in all", what, c->c_write,
+		     c->c_read, unrecorded, NWRITES, NREADS);
+	cr_expect_eq(c->d_other + c->c_other, 0, "%s: %zu D / %zu C events not of the workload", what,
+		     c->d_other, c->c_other);
+	cr_expect(c->d_all_seen && c->c_once_or_missing, "%s: not every IO seen exactly once", what);
+	cr_expect_eq(c->c_missing, unrecorded, "%s: %zu IOs lack their C, the capture counted %llu unrecorded", what,
+		     c->c_missing, unrecorded);
+	cr_expect_geq(c->fio_named, 2 * (NWRITES + NREADS), "%s: %zu Q/D lines named [fio], want every one (%d)",
+		      what, c->fio_named, 2 * (NWRITES + NREADS));
+	cr_expect_eq(c->null_named, 0, "%s: %zu lines with [(null)] as process name", what, c->null_named);
 }
 
 const char *cf_capture_bin(void)

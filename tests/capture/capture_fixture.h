@@ -59,6 +59,8 @@ size_t cf_backends(char (*names)[16], size_t max);
 /* The known workload as a shell command for `-- sh -c CMD`: fio, 100 x 64 KiB
  * O_DIRECT writes at sectors 256*i, then 50 x 4 KiB reads at sectors 512*j. */
 const char *cf_workload(void);
+/* The same IOs, think_us apart (fio --thinktime): spread over time. */
+const char *cf_workload_paced(unsigned think_us);
 
 /* The blkreel-capture cf_capture and cf_capture_bg run: the release one,
  * or with cf.hooks the test and bench hooks build. */
@@ -83,6 +85,10 @@ typedef struct cf_counts {
 	bool c_once_or_missing;                  /* every IO's C seen once, or missing as above */
 } cf_counts;
 void cf_count(const char *blkparse_text, cf_counts *c);
+/* Every IO of the known workload's D and C once, named [fio], nothing
+ * else, but for exactly the completions the capture's check counted as
+ * unrecorded (tu_capture_unrecorded): those IOs have no C. */
+void cf_expect_exact(const cf_counts *c, unsigned long long unrecorded, const char *what);
 
 /* True when this test's own captures left nothing behind: no state file of
  * their pids in /run/blkreel, our device's trace/enable back at 0, and (only

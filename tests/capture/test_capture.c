@@ -27,24 +27,6 @@ static void blkparse_counts(const char *pipe_cmd, cf_counts *c, char **text_out)
 		free(text);
 }
 
-/* Every IO's D and C once, but for exactly the completions the capture's
- * check counted as unrecorded (tu_capture_unrecorded): those IOs have no C. */
-static void check_exact(const cf_counts *c, unsigned long long unrecorded, const char *what)
-{
-	cr_expect_eq(c->d_write, 100, "%s: %zu write D events, want 100", what, c->d_write);
-	cr_expect_eq(c->d_read, 50, "%s: %zu read D events, want 50", what, c->d_read);
-	cr_expect_eq(c->c_write + c->c_read + unrecorded, 150,
-		     "%s: %zu write and %zu read C events and %llu unrecorded, want 100 + 50 in all", what, c->c_write,
-		     c->c_read, unrecorded);
-	cr_expect_eq(c->d_other + c->c_other, 0, "%s: %zu D / %zu C events not of the workload", what,
-		     c->d_other, c->c_other);
-	cr_expect(c->d_all_seen && c->c_once_or_missing, "%s: not every IO seen exactly once", what);
-	cr_expect_eq(c->c_missing, unrecorded, "%s: %zu IOs lack their C, the capture counted %llu unrecorded", what,
-		     c->c_missing, unrecorded);
-	cr_expect_geq(c->fio_named, 300, "%s: %zu Q/D lines named [fio], want every one (300)", what, c->fio_named);
-	cr_expect_eq(c->null_named, 0, "%s: %zu lines with [(null)] as process name", what, c->null_named);
-}
-
 static void exact_run(const char *backend)
 {
 	cf_kernel_test(64);
@@ -65,7 +47,7 @@ static void exact_run(const char *backend)
 	char *text = NULL;
 	snprintf(cmd, sizeof cmd, "zcat '%s/run.blktrace.gz' | blkparse -i -", cf.dir);
 	blkparse_counts(cmd, &gz, &text);
-	check_exact(&gz, unrecorded, "zcat | blkparse -i -");
+	cf_expect_exact(&gz, unrecorded, "zcat | blkparse -i -");
 	/* the drops record is in the file too, with the unrecorded count */
 	cr_expect(strstr(text, "blkreel: drops cpu0=0") != NULL, "no drops message record in the file");
 	char said[48];
@@ -74,7 +56,7 @@ static void exact_run(const char *backend)
 	free(text);
 	snprintf(cmd, sizeof cmd, "cd '%s' && blkparse -i run", cf.dir);
 	blkparse_counts(cmd, &split, NULL);
-	check_exact(&split, unrecorded, "blkparse -i run (split set)");
+	cf_expect_exact(&split, unrecorded, "blkparse -i run (split set)");
 	cr_expect_eq(gz.lines, split.lines, "compressed file has %zu event lines, split set %zu", gz.lines,
 		     split.lines);
 	char why[256];
@@ -135,8 +117,8 @@ Test(capture, two_perf_captures_at_once)
 	blkparse_counts(cmd, &ca, NULL);
 	snprintf(cmd, sizeof cmd, "zcat '%s/b.blktrace.gz' | blkparse -i -", cf.dir);
 	blkparse_counts(cmd, &cb, NULL);
-	check_exact(&ca, ua, "first capture");
-	check_exact(&cb, ub, "second capture");
+	cf_expect_exact(&ca, ua, "first capture");
+	cf_expect_exact(&cb, ub, "second capture");
 }
 
 Test(capture, streams_the_compressed_file_to_stdout)
@@ -157,5 +139,5 @@ Test(capture, streams_the_compressed_file_to_stdout)
 	cf_counts c;
 	snprintf(cmd, sizeof cmd, "gzip -t '%s/s.gz' && zcat '%s/s.gz' | blkparse -i -", cf.dir, cf.dir);
 	blkparse_counts(cmd, &c, NULL);
-	check_exact(&c, unrecorded, "-o - | zcat | blkparse");
+	cf_expect_exact(&c, unrecorded, "-o - | zcat | blkparse");
 }

@@ -47,7 +47,7 @@ int capture_parse_mask(const char *text, uint16_t *mask)
 enum {
 	OPT_SPLIT = TOOL_KEY_LONG, OPT_PID, OPT_START_LBA, OPT_END_LBA, OPT_BACKEND, OPT_LIST,
 	OPT_ALLOW_DROPS, OPT_CLEANUP, OPT_NO_PROGRESS, OPT_ROTATE, OPT_KEEP, OPT_KEEP_SIZE, OPT_MAX_DISK,
-	OPT_RESERVE, OPT_ON_FULL,
+	OPT_RESERVE, OPT_ON_FULL, OPT_FLIGHT, OPT_FLIGHT_AFTER, OPT_TRIGGER_ON, OPT_TRIGGER, OPT_STATUS_FILE,
 };
 
 static const tool_opt options[] = {
@@ -72,6 +72,19 @@ static const tool_opt options[] = {
 					       "keep what it has (default), or go on tracing and\n"
 					       "count the events not written (lost: exit 1 unless\n"
 					       "--allow-drops) until there is room again" },
+	{ OPT_FLIGHT, "flight", "TIME", "flight recorder: keep only the last TIME of trace\n"
+					 "and write it, with --flight-after more, to\n"
+					 "NAME.flight-NNNNN.blktrace.gz when triggered (by\n"
+					 "--trigger-on, SIGUSR1 or --trigger); go on" },
+	{ OPT_FLIGHT_AFTER, "flight-after", "TIME", "with --flight: keep TIME after a trigger too (5s)" },
+	{ OPT_TRIGGER_ON, "trigger-on", "RULE", "with --flight: trigger when RULE holds on the\n"
+						"stream: d2c>50ms, q2c>1s, inflight>128, idle>2s\n"
+						"(repeat for more)" },
+	{ OPT_TRIGGER, "trigger", NULL, "trigger the flight captures running on this machine\n"
+					"(with -o NAME, those writing NAME) and exit" },
+	{ OPT_STATUS_FILE, "status-file", "PATH", "rewrite PATH every second with one status line\n"
+						  "(events, rates, drops, files, disk); SIGUSR2 prints\n"
+						  "it on stderr" },
 	{ 'w', "stopwatch", "TIME", "stop after TIME (30, 1.5s, 250ms, 2m); a COMMAND still\n"
 				    "running then gets SIGTERM" },
 	{ 'a', "act-mask", "ACTIONS", "only events in these categories (comma list, or\n"
@@ -115,6 +128,7 @@ static const tool_desc desc = {
 		"  blkreel-capture -d /dev/sdb -d /dev/sdc -o run2 -w 60\n"
 		"  blkreel-capture -d /dev/sdb -o - | ssh host 'cat > t.blktrace.gz'\n"
 		"  blkreel-capture -d /dev/sdb -o prod --rotate 10m --keep 144 --max-disk 20G\n"
+		"  blkreel-capture -d /dev/sdb -o stall --flight 30s --trigger-on 'd2c>50ms'\n"
 		"  zcat run1.blktrace.gz | blkparse -i -\n"
 		"\n"
 		"Exit status: with COMMAND, its exit status (128+N if killed by signal N);\n"
@@ -132,6 +146,8 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 	/* 0 = chosen by the output: see outputs.c */
 	cli->write.level = 0;
 	cli->write.threads = 0;
+	cli->flight_after_ns = 5ull * 1000 * 1000 * 1000;
+	bool after_given = false;
 	*run = false;
 	tool_args args;
 	tool_args_start(&args, &desc, argc, argv);
@@ -225,6 +241,27 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 				return tool_usage(PROG, "--on-full: '%s' is neither stop nor drop", optarg);
 			cli->on_full_drop = strcmp(optarg, "drop") == 0;
 			break;
+		case OPT_FLIGHT:
+			if (br_parse_duration_ns(optarg, &v) || v < 1000000000ull)
+				return tool_usage(PROG, "--flight: '%s' is not a time of at least 1s (30s, 5m)", optarg);
+			cli->flight_ns = v;
+			break;
+		case OPT_FLIGHT_AFTER:
+			if (br_parse_duration_ns(optarg, &v))
+				return tool_usage(PROG, "--flight-after: '%s' is not a time (5s, 500ms, 0)", optarg);
+			cli->flight_after_ns = v;
+			after_given = true;
+			break;
+		case OPT_TRIGGER_ON:
+			if (cli->nrules == CAP_MAX_RULES)
+				return tool_usage(PROG, "too many --trigger-on rules (at most %s)", "8");
+			if (watch_rule_parse(optarg, &cli->rules[cli->nrules]))
+				return tool_usage(PROG, "--trigger-on: '%s' is not a rule (d2c>50ms, q2c>1s, inflight>128, "
+						  "idle>2s)", optarg);
+			cli->nrules++;
+			break;
+		case OPT_TRIGGER: cli->trigger = true; break;
+		case OPT_STATUS_FILE: cli->status_file = optarg; break;
 		case OPT_BACKEND: cli->backend = optarg; break;
 		case OPT_LIST: cli->list_backends = true; break;
 		case OPT_ALLOW_DROPS: cli->allow_drops = true; break;
@@ -247,7 +284,7 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 		return args.exit;
 	if (optind < argc)
 		cli->command = &argv[optind];
-	if (cli->list_backends || cli->cleanup) {
+	if (cli->list_backends || cli->cleanup || cli->trigger) {
 		*run = true;
 		return TOOL_EXIT_OK;
 	}
@@ -269,6 +306,15 @@ tool_exit capture_cli_read(int argc, char **argv, capture_cli *cli, bool *run)
 		return tool_usage(PROG, "%s", "--keep and --keep-size need --rotate");
 	if (cli->output && strcmp(cli->output, "-") == 0 && (cli->max_disk || cli->on_full_drop))
 		return tool_usage(PROG, "%s", "--max-disk and --on-full are for files, not -o -");
+	if (!cli->flight_ns && (cli->nrules || after_given))
+		return tool_usage(PROG, "%s", "--trigger-on and --flight-after need --flight");
+	if (cli->flight_ns && rotating)
+		return tool_usage(PROG, "%s", "--flight and --rotate do not go together (a flight capture writes a file "
+				  "per trigger)");
+	if (cli->flight_ns && cli->output && strcmp(cli->output, "-") == 0)
+		return tool_usage(PROG, "%s", "--flight writes files: it needs a name, not -o -");
+	if (cli->flight_ns && cli->split)
+		return tool_usage(PROG, "%s", "--flight and --split do not go together");
 	*run = true;
 	return TOOL_EXIT_OK;
 }

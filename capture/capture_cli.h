@@ -7,7 +7,10 @@
 
 #include "blkreel/writer.h"
 #include "capture_config.h"
+#include "flight/watch.h"
 #include "tool/exit.h"
+
+#define CAP_MAX_RULES 8
 
 typedef struct capture_cli {
 	const char *devices[CAP_MAX_DEVICES];
@@ -30,6 +33,12 @@ typedef struct capture_cli {
 	uint64_t max_disk;        /* --max-disk SIZE: what the capture may have on disk; 0 = no limit */
 	double reserve;           /* --reserve PCT: free space left on the output's filesystem (fraction) */
 	bool on_full_drop;        /* --on-full drop: go on tracing, count what is not written */
+	uint64_t flight_ns;       /* --flight TIME: keep the last TIME, write it when triggered; 0 = off */
+	uint64_t flight_after_ns; /* --flight-after TIME */
+	watch_rule rules[CAP_MAX_RULES]; /* --trigger-on */
+	unsigned nrules;
+	bool trigger;             /* --trigger: signal running flight captures, then exit */
+	const char *status_file;  /* --status-file PATH */
 	br_writer_opts write;
 	char **command;           /* after --; NULL when none */
 	const struct cap_hooks *hooks; /* not an option: main's, in test and bench builds (hooks.h) */

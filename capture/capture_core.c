@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,7 +226,7 @@ static void spool_opened(void *arg, const char *spool)
 {
 	cap_capture *s = arg;
 	snprintf(s->out.spool_path, sizeof s->out.spool_path, "%s", spool);
-	if (!s->started)
+	if (!s->started || s->cli->flight_ns) /* a flight ring is not output: nothing to finish */
 		return;
 	forget_finished_spools(s);
 	br_error err;
@@ -301,7 +302,87 @@ static int check_room(cap_capture *s, uint64_t now, br_error *err)
 	cap_sink_stats_get(s->sink, &st);
 	tool_say(PROG, "room again: writing resumes (%llu events not written so far)",
 		 (unsigned long long)st.unwritten);
-	return cap_sink_new_file(s->sink, err);
+	return cap_sink_new_file(s->sink, true, err);
+}
+
+/* One line of what the capture is doing: the status file and SIGUSR2. */
+static void status_text(cap_capture *s, uint64_t now, char *buf, size_t size)
+{
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	uint64_t dropped = bad_records(s);
+	for (unsigned c = 0; c < s->cfg.ncpu; c++)
+		dropped += s->drops[c];
+	uint64_t events = st.written + st.recorded;
+	double dt = s->status_at ? (double)(now - s->status_at) / 1e9 : (double)(now - s->t0) / 1e9;
+	double rate = dt > 0 ? (double)(events - s->status_events) / dt : 0;
+	char disk[32];
+	br_format_bytes(cap_outputs_bytes(&s->out), disk, sizeof disk);
+	int n = snprintf(buf, size,
+			 "blkreel-capture status: %.1f s, %llu events (%.0f/s), %llu dropped, %llu unwritten, %s on disk",
+			 (double)(now - s->t0) / 1e9, (unsigned long long)events, rate, (unsigned long long)dropped,
+			 (unsigned long long)st.unwritten, disk);
+	if (s->out.rotate && !s->flight && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, ", %u files started", st.files + 1);
+	if (s->flight && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", %u triggers, %u flight files", cap_flight_triggers(s->flight),
+			 cap_flight_outputs(s->flight));
+	s->status_events = events;
+}
+
+/* --status-file: the line, rewritten whole (a reader never sees half). */
+static void write_status_file(cap_capture *s, const char *line)
+{
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%.1000s.tmp", s->cli->status_file);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return;
+	bool ok = fprintf(f, "%s\n", line) > 0;
+	if (fclose(f) || !ok || rename(tmp, s->cli->status_file))
+		unlink(tmp);
+}
+
+/* What a running capture is asked for: SIGUSR1 (a flight trigger), SIGUSR2
+ * (a status line), SIGHUP with --rotate or --flight (the next file), a
+ * flight trigger's window complete, the status file's second. */
+static int handle_requests(cap_capture *s, uint64_t now, br_error *err)
+{
+	cap_sink_stats st;
+	cap_sink_stats_get(s->sink, &st);
+	if (cap_signal_take(SIGUSR1)) {
+		if (s->flight && st.written)
+			cap_flight_trigger(s->flight, st.last_time, "SIGUSR1");
+		else
+			tool_say(PROG, "SIGUSR1 ignored: %s", s->flight ? "nothing traced yet" : "not a --flight capture");
+	}
+	bool status_due = s->cli->status_file && now - s->status_at >= 1000000000ull;
+	bool asked = cap_signal_take(SIGUSR2) > 0;
+	if (asked || status_due) {
+		char line[512];
+		status_text(s, now, line, sizeof line);
+		if (s->cli->status_file)
+			write_status_file(s, line);
+		if (asked)
+			fprintf(stderr, "%s\n", line);
+		s->status_at = now;
+	}
+	if (cap_signal_take(SIGHUP) && s->out.rotate) {
+		tool_say(PROG, "SIGHUP: the next file starts now");
+		int rc = cap_sink_new_file(s->sink, true, err);
+		if (rc)
+			return rc;
+	}
+	if (s->flight)
+		return cap_flight_poll(s->flight, s->sink, s->out.rotate, st.last_time, false, err);
+	return 0;
+}
+
+static void flight_observe(void *arg, const br_event *ev)
+{
+	cap_flight_event(arg, ev);
 }
 
 /* The capture loop. Returns 0 when it ended normally (command, -w, signal)
@@ -332,6 +413,8 @@ int cap_capture_loop(cap_capture *s, br_error *err)
 		if (deadline && now >= deadline)
 			break;
 		if ((rc = check_room(s, now, err)) < 0)
+			break;
+		if ((rc = handle_requests(s, now, err)) < 0)
 			break;
 		status_line(s, &prog, false);
 	}
@@ -462,6 +545,8 @@ static void summary(cap_capture *s, double secs)
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);
 	const cap_rotate_result *rot = &s->out.rotated;
+	if (s->flight)
+		fprintf(stderr, " in %u files for %u triggers", rot->extracted, cap_flight_triggers(s->flight));
 	if (s->cli->rotate_ns || s->cli->rotate_bytes) {
 		fprintf(stderr, " in %u files", rot->written);
 		if (rot->written)
@@ -511,7 +596,7 @@ int cap_capture_open(cap_capture *s)
 		tool_say_error(PROG, "cannot create the output", &err);
 		return 1;
 	}
-	cap_signals_install();
+	cap_signals_install(s->out.rotate != NULL);
 	if (choose_backend(s, &err)) {
 		tool_say_error(PROG, NULL, &err);
 		cap_outputs_abort(&s->out);
@@ -520,7 +605,7 @@ int cap_capture_open(cap_capture *s)
 	/* The spool is noted too, so that after a kill -9 --cleanup can finish it
 	 * (and, where the kernel's buffers outlive us, first read what they still
 	 * hold the way we would have: the config says how). */
-	bool spools = s->out.spooling || s->out.rotate;
+	bool spools = s->out.spooling || (s->out.rotate && !cli->flight_ns);
 	if (spools && s->be->salvage && cap_kstate_note_config(&s->ks, &s->cfg, &err))
 		tool_say_error(PROG, "warning: cannot record the capture's config in the state file", &err);
 	if (spools && cap_kstate_note_spool(&s->ks, s->out.spool_path, &err))
@@ -558,6 +643,19 @@ int cap_capture_open(cap_capture *s)
 		.file_note = s->out.rotate ? file_note : NULL,
 		.file_note_arg = s,
 	};
+	if (cli->flight_ns) {
+		cap_flight_opts fo = { .base = s->out.base, .before_ns = cli->flight_ns, .after_ns = cli->flight_after_ns,
+				       .rules = cli->rules, .nrules = cli->nrules, .log = cli->quiet ? NULL : stderr };
+		if (cap_flight_new(&s->flight, &fo, &err)) {
+			tool_say_error(PROG, NULL, &err);
+			release_backend(s);
+			cap_outputs_abort(&s->out);
+			cap_kstate_forget_spool(&s->ks);
+			return 1;
+		}
+		so.observe = flight_observe;
+		so.observe_arg = s->flight;
+	}
 	if (cap_sink_new(&s->sink, &so, &err)) {
 		tool_say_error(PROG, NULL, &err);
 		release_backend(s);
@@ -617,6 +715,15 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		tool_say_error(PROG, NULL, &err);
 		ok = false;
+	}
+	/* a trigger still waiting for its window is written with what there is */
+	if (s->flight) {
+		cap_sink_stats fst;
+		cap_sink_stats_get(s->sink, &fst);
+		if (cap_flight_poll(s->flight, s->sink, s->out.rotate, fst.last_time, true, &err)) {
+			tool_say_error(PROG, "writing the flight recorder's file", &err);
+			ok = false;
+		}
 	}
 	const char *be_name = s->be->name;
 	if (release_backend(s))

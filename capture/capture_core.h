@@ -14,6 +14,7 @@
 #include "blkreel/error.h"
 #include "capture_cli.h"
 #include "capture_config.h"
+#include "flight/flight.h"
 #include "kstate/kstate.h"
 #include "spool/outputs.h"
 #include "spool/sink.h"
@@ -51,6 +52,9 @@ typedef struct cap_capture {
 	bool discarding;        /* --on-full drop: events are counted, not written */
 	uint64_t unwritten;     /* events not written for want of room (at the end) */
 	bool out_of_room;       /* the capture stopped for want of room */
+	cap_flight *flight;     /* --flight */
+	uint64_t status_at;     /* when the status file was last written (monotonic ns) */
+	uint64_t status_events; /* events then, for the rate */
 } cap_capture;
 
 double cap_own_cpu(void);

@@ -26,7 +26,7 @@ struct cap_lib {
 
 void cap_lib_signals(void)
 {
-	cap_signals_install();
+	cap_signals_install(false);
 }
 
 int cap_lib_interrupted(void)

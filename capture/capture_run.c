@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "flight/trigger.h"
 #include "list_backends.h"
 #include "capture_core.h"
 #include "command.h"
@@ -60,6 +61,8 @@ int capture_run(const capture_cli *cli)
 {
 	if (cli->cleanup)
 		return capture_cleanup();
+	if (cli->trigger)
+		return capture_trigger(cli->output);
 
 	cap_capture s;
 	memset(&s, 0, sizeof s);
@@ -94,6 +97,7 @@ int capture_run(const capture_cli *cli)
 	ok = cap_capture_close(&s, secs, loop_end, &total_drops) && ok;
 	stop_command_wait(&s);
 	cap_sink_free(s.sink);
+	cap_flight_free(s.flight);
 	free(s.drops);
 
 	/* A capture the user ends (Ctrl-C, SIGTERM, the terminal's hang-up SIGHUP) is a

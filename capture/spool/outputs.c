@@ -50,15 +50,41 @@ static int open_final(cap_outputs *o, br_writer **w, unsigned *n, const br_write
 /* What a spool compresses to, about (rotate.c measures it per file). */
 #define SPOOL_TO_GZ 0.2
 
+/* --flight: the ring's files are NAME.ring.NNNNN.blktrace.spool, each a
+ * tenth of the window (100 ms to 10 s): what is kept beyond the window is
+ * at most one such file. */
+static void flight_ring_base(const char *base, char *out, size_t size)
+{
+	snprintf(out, size, "%.1000s.ring", base);
+}
+
+static uint64_t flight_slice_ns(uint64_t before_ns)
+{
+	uint64_t s = before_ns / 10;
+	const uint64_t lo = 100ull * 1000 * 1000, hi = 10ull * 1000 * 1000 * 1000;
+	return s < lo ? lo : s > hi ? hi : s;
+}
+
 static int open_rotating(cap_outputs *o, const capture_cli *cli, void (*opened)(void *, const char *), void *arg,
 			 br_error *err)
 {
-	snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.*.blktrace.gz", o->base);
+	char ring[1040];
+	bool flight = cli->flight_ns != 0;
+	if (flight) {
+		flight_ring_base(o->base, ring, sizeof ring);
+		snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.flight-*.blktrace.gz", o->base);
+	} else {
+		snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.*.blktrace.gz", o->base);
+	}
 	/* compressed while tracing: one thread, the capture's level */
 	br_writer_opts w = { .level = o->final_opts.level, .threads = 1 };
+	uint64_t slice = flight_slice_ns(cli->flight_ns);
 	cap_rotate_opts ro = {
-		.base = o->base,
-		.period_ns = cli->rotate_ns,
+		.base = flight ? ring : o->base,
+		.period_ns = flight ? slice : cli->rotate_ns,
+		.ring = flight,
+		/* a window reaches back before_ns from a trigger up to after_ns old */
+		.keep_ns = cli->flight_ns + cli->flight_after_ns + slice,
 		.size = cli->rotate_bytes,
 		.keep = cli->keep,
 		.keep_bytes = cli->keep_bytes,
@@ -90,7 +116,7 @@ int cap_outputs_open(cap_outputs *o, const capture_cli *cli, const char *default
 	}
 	char *base = o->base;
 	build_base(base, sizeof o->base, cli, name);
-	if (cli->rotate_ns || cli->rotate_bytes)
+	if (cli->rotate_ns || cli->rotate_bytes || cli->flight_ns)
 		return open_rotating(o, cli, opened, arg, err);
 	snprintf(o->gz_path, sizeof o->gz_path, "%.1000s.blktrace.gz", base);
 	if (cli->split)

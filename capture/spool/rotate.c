@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "blkreel/units.h"
+#include "spool/spool.h"
 #include "spool/spool_finish.h"
 
 #define PATH_LEN 1100
@@ -23,7 +24,11 @@
 
 typedef struct member {
 	unsigned number;
-	uint64_t bytes;  /* the .gz in place, or the spool while queued */
+	uint64_t bytes;      /* the .gz in place, or the spool while queued (and in a ring) */
+	uint64_t first_time; /* trace time of its first event */
+	/* an extraction (--flight) queued among the files: number 0 */
+	uint64_t from, to, note_ns;
+	char *out, *note;
 } member;
 
 typedef struct member_list {
@@ -38,6 +43,7 @@ struct cap_rotate {
 	unsigned cur_number;
 	bool started;            /* the first event was seen */
 	uint64_t period_start, period_end;
+	uint64_t cur_first;      /* the current file's first event time */
 
 	pthread_t thread;
 	bool thread_on;
@@ -48,6 +54,8 @@ struct cap_rotate {
 	member_list queue;       /* spools closed, in order */
 	member_list in_place;    /* the set's .gz files, oldest first */
 	double ratio;            /* compressed / spool bytes of the last file finished */
+	uint64_t newest_first;   /* the newest file's first event time (the ring's clock) */
+	unsigned extracts;       /* extractions queued: the ring keeps its files meanwhile */
 	int error;
 	br_error err;
 	cap_rotate_result res;
@@ -58,7 +66,7 @@ void cap_rotate_path(char *out, size_t size, const char *base, unsigned number, 
 	snprintf(out, size, "%.1000s.%05u.blktrace.%s", base, number, ext);
 }
 
-static int list_push(member_list *l, unsigned number, uint64_t bytes)
+static int list_add(member_list *l, member m)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
@@ -68,8 +76,13 @@ static int list_push(member_list *l, unsigned number, uint64_t bytes)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = (member){ number, bytes };
+	l->v[l->n++] = m;
 	return 0;
+}
+
+static int list_push(member_list *l, unsigned number, uint64_t bytes, uint64_t first_time)
+{
+	return list_add(l, (member){ .number = number, .bytes = bytes, .first_time = first_time });
 }
 
 static void list_drop_first(member_list *l)
@@ -119,14 +132,19 @@ static int scan_existing(cap_rotate *r, unsigned *highest, br_error *err)
 		unsigned n = member_number(de->d_name, stem, &ext);
 		if (!n)
 			continue;
+		char path[PATH_LEN];
+		if (r->o.ring) { /* a killed flight capture's ring: of no use now */
+			cap_rotate_path(path, sizeof path, r->base, n, ext);
+			unlink(path);
+			continue;
+		}
 		if (n > *highest)
 			*highest = n;
 		if (strcmp(ext, "gz") != 0)
 			continue;
-		char path[PATH_LEN];
 		cap_rotate_path(path, sizeof path, r->base, n, "gz");
 		struct stat st;
-		if (stat(path, &st) == 0 && list_push(&r->in_place, n, (uint64_t)st.st_size)) {
+		if (stat(path, &st) == 0 && list_push(&r->in_place, n, (uint64_t)st.st_size, 0)) {
 			closedir(d);
 			return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
 		}
@@ -146,8 +164,23 @@ static uint64_t in_place_bytes(const cap_rotate *r)
 
 /* The oldest files beyond --keep / --keep-size go (never the newest).
  * Called with mu held. */
+static void enforce_ring(cap_rotate *r)
+{
+	while (!r->extracts && r->in_place.n >= 2 &&
+	       r->in_place.v[1].first_time + r->o.keep_ns < r->newest_first) {
+		char path[PATH_LEN];
+		cap_rotate_path(path, sizeof path, r->base, r->in_place.v[0].number, "spool");
+		unlink(path);
+		list_drop_first(&r->in_place);
+	}
+}
+
 static void enforce_keep(cap_rotate *r)
 {
+	if (r->o.ring) {
+		enforce_ring(r);
+		return;
+	}
 	for (;;) {
 		size_t n = r->in_place.n;
 		bool too_many = r->o.keep && n > r->o.keep;
@@ -168,6 +201,15 @@ static void enforce_keep(cap_rotate *r)
 		}
 		list_drop_first(&r->in_place);
 	}
+}
+
+/* A ring's file stays the spool it is. Called with mu held. */
+static void keep_in_ring(cap_rotate *r, member job)
+{
+	list_push(&r->in_place, job.number, job.bytes, job.first_time);
+	if (job.first_time > r->newest_first)
+		r->newest_first = job.first_time;
+	enforce_ring(r);
 }
 
 static void finish_one(cap_rotate *r, member job)
@@ -209,7 +251,7 @@ static void finish_one(cap_rotate *r, member job)
 		if (!r->res.first)
 			r->res.first = job.number;
 		r->res.last = job.number;
-		list_push(&r->in_place, job.number, bytes);
+		list_push(&r->in_place, job.number, bytes, job.first_time);
 		if (r->o.log) {
 			char b[32];
 			br_format_bytes(bytes, b, sizeof b);
@@ -218,6 +260,124 @@ static void finish_one(cap_rotate *r, member job)
 		enforce_keep(r);
 	}
 	pthread_mutex_unlock(&r->mu);
+}
+
+typedef struct extract_state {
+	br_writer *w;
+	const member *job;
+	bool noted;
+	uint64_t last_time, records;
+} extract_state;
+
+static int write_note(extract_state *x, uint64_t time, br_error *err)
+{
+	br_event ev = { 0 };
+	ev.time = time > x->last_time ? time : x->last_time;
+	ev.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE;
+	ev.pdu = (const uint8_t *)x->job->note;
+	ev.pdu_len = (uint16_t)strnlen(x->job->note, 1024);
+	x->noted = true;
+	x->records++;
+	return br_writer_write(x->w, &ev, err);
+}
+
+/* Every note (process names, drops), and the IO events in the window. */
+static int extract_record(void *arg, const br_event *ev, br_error *err)
+{
+	extract_state *x = arg;
+	bool notify = br_event_is_notify(ev);
+	if (!notify && (ev->time < x->job->from || ev->time > x->job->to))
+		return 0;
+	if (!x->noted && ev->time >= x->job->note_ns) {
+		int rc = write_note(x, x->job->note_ns, err);
+		if (rc)
+			return rc;
+	}
+	br_event out = *ev;
+	/* a note of the first file that came before the window (its drops
+	 * note, a name) is kept at the window's start: nothing before it */
+	if (out.time < x->job->from)
+		out.time = x->job->from;
+	if (out.time > x->last_time)
+		x->last_time = out.time;
+	x->records++;
+	return br_writer_write(x->w, &out, err);
+}
+
+/* The ring's files that hold [from, to], in order (indices into in_place). */
+static void ring_span(cap_rotate *r, const member *job, size_t *first, size_t *end)
+{
+	pthread_mutex_lock(&r->mu);
+	size_t n = r->in_place.n, a = 0;
+	while (a + 1 < n && r->in_place.v[a + 1].first_time <= job->from)
+		a++;
+	size_t b = a;
+	while (b < n && r->in_place.v[b].first_time <= job->to)
+		b++;
+	pthread_mutex_unlock(&r->mu);
+	*first = a;
+	*end = b;
+}
+
+static void extract(cap_rotate *r, const member *job)
+{
+	char part[PATH_LEN];
+	snprintf(part, sizeof part, "%.1000s.part", job->out);
+	extract_state x = { .job = job };
+	br_error e;
+	br_error_clear(&e);
+	int rc = br_writer_open(&x.w, BR_OUT_COMPRESSED, part, &r->o.write, &e);
+	size_t first, end;
+	ring_span(r, job, &first, &end);
+	for (size_t i = first; rc == 0 && i < end; i++) {
+		char spool[PATH_LEN];
+		pthread_mutex_lock(&r->mu);
+		unsigned number = r->in_place.v[i].number; /* kept while extracts are queued */
+		pthread_mutex_unlock(&r->mu);
+		cap_rotate_path(spool, sizeof spool, r->base, number, "spool");
+		int64_t got = cap_spool_each(spool, extract_record, &x, &e);
+		if (got < 0)
+			rc = (int)got;
+	}
+	if (rc == 0 && !x.noted)
+		rc = write_note(&x, job->note_ns, &e);
+	if (x.w) {
+		if (rc)
+			br_writer_abort(x.w);
+		else
+			rc = br_writer_close(x.w, &e);
+	}
+	if (rc == 0 && rename(part, job->out))
+		rc = br_error_set(&e, BR_ESYS, errno, job->out, -1, "cannot rename %s into place", part);
+	if (rc)
+		unlink(part);
+	struct stat st;
+	uint64_t bytes = rc == 0 && stat(job->out, &st) == 0 ? (uint64_t)st.st_size : 0;
+	pthread_mutex_lock(&r->mu);
+	r->extracts--;
+	if (rc) {
+		if (!r->error) {
+			r->error = rc;
+			r->err = e;
+		}
+		if (r->o.log) {
+			char msg[1200];
+			fprintf(r->o.log, "blkreel-capture: cannot write %s: %s\n", job->out, br_error_format(&e, msg, sizeof msg));
+		}
+	} else {
+		r->res.extracted++;
+		r->res.bytes += bytes;
+		if (r->o.log) {
+			char b[32];
+			br_format_bytes(bytes, b, sizeof b);
+			fprintf(r->o.log, "blkreel-capture: wrote %s (%llu records, %s, from %zu files of the ring)\n", job->out,
+				(unsigned long long)x.records, b, end - first);
+		}
+	}
+	enforce_keep(r);
+	pthread_mutex_unlock(&r->mu);
+	free(job->out);
+	free(job->note);
 }
 
 static void *finisher(void *arg)
@@ -233,9 +393,16 @@ static void *finisher(void *arg)
 			break;
 		member job = r->queue.v[0];
 		r->busy = true;
-		pthread_mutex_unlock(&r->mu);
-		finish_one(r, job);
-		pthread_mutex_lock(&r->mu);
+		if (job.number && r->o.ring) {
+			keep_in_ring(r, job);
+		} else {
+			pthread_mutex_unlock(&r->mu);
+			if (job.number)
+				finish_one(r, job);
+			else
+				extract(r, &job);
+			pthread_mutex_lock(&r->mu);
+		}
 		list_drop_first(&r->queue);
 		r->busy = false;
 		pthread_cond_broadcast(&r->cv);
@@ -303,6 +470,7 @@ bool cap_rotate_due(cap_rotate *r, uint64_t time)
 {
 	if (!r->started) {
 		r->started = true;
+		r->cur_first = time;
 		r->period_start = time;
 		r->period_end = r->o.period_ns ? time + r->o.period_ns : UINT64_MAX;
 		return false;
@@ -334,13 +502,32 @@ int cap_rotate_next(cap_rotate *r, uint64_t time, br_error *err)
 	int rc = cap_spool_close(r->cur, err);
 	r->cur = NULL;
 	pthread_mutex_lock(&r->mu);
-	int qrc = list_push(&r->queue, r->cur_number, bytes);
+	int qrc = list_push(&r->queue, r->cur_number, bytes, r->cur_first);
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	if (qrc && !rc)
 		rc = br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	r->cur_first = time;
 	int orc = open_spool(r, r->cur_number + 1, rc ? &(br_error){ 0 } : err);
 	return rc ? rc : orc;
+}
+
+int cap_rotate_extract(cap_rotate *r, uint64_t from_ns, uint64_t to_ns, const char *out, const char *note,
+		       uint64_t note_ns, br_error *err)
+{
+	member job = { .from = from_ns, .to = to_ns, .note_ns = note_ns, .out = strdup(out), .note = strdup(note) };
+	pthread_mutex_lock(&r->mu);
+	int rc = job.out && job.note ? list_add(&r->queue, job) : -1;
+	if (rc == 0)
+		r->extracts++;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	if (rc) {
+		free(job.out);
+		free(job.note);
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	}
+	return 0;
 }
 
 uint64_t cap_rotate_disk_bytes(cap_rotate *r)
@@ -378,8 +565,25 @@ static void stop_thread(cap_rotate *r)
 	r->thread_on = false;
 }
 
+/* The ring is not the output: its files go at the end. */
+static void remove_ring(cap_rotate *r)
+{
+	if (!r->o.ring)
+		return;
+	for (size_t i = 0; i < r->in_place.n; i++) {
+		char path[PATH_LEN];
+		cap_rotate_path(path, sizeof path, r->base, r->in_place.v[i].number, "spool");
+		unlink(path);
+	}
+	r->in_place.n = 0;
+}
+
 static void free_rotate(cap_rotate *r)
 {
+	for (size_t i = 0; i < r->queue.n; i++) {
+		free(r->queue.v[i].out);
+		free(r->queue.v[i].note);
+	}
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
 	free(r->queue.v);
@@ -403,13 +607,14 @@ int cap_rotate_close(cap_rotate *r, cap_rotate_result *res, br_error *err)
 			unlink(path); /* nothing in it: no file */
 		} else {
 			pthread_mutex_lock(&r->mu);
-			if (list_push(&r->queue, r->cur_number, bytes) && !rc)
+			if (list_push(&r->queue, r->cur_number, bytes, r->cur_first) && !rc)
 				rc = br_error_set(&e, BR_ENOMEM, 0, NULL, -1, "out of memory");
 			pthread_cond_broadcast(&r->cv);
 			pthread_mutex_unlock(&r->mu);
 		}
 	}
 	stop_thread(r); /* it finishes the queue first */
+	remove_ring(r);
 	if (!rc && r->error) {
 		rc = r->error;
 		e = r->err;
@@ -433,5 +638,6 @@ void cap_rotate_abort(cap_rotate *r)
 		unlink(path);
 	}
 	stop_thread(r);
+	remove_ring(r);
 	free_rotate(r);
 }

@@ -39,6 +39,13 @@ typedef struct cap_rotate_opts {
 	br_writer_opts write;  /* how each file is compressed (threads: 1 while tracing) */
 	FILE *log;             /* one line per file written or removed; NULL = quiet */
 	bool no_sync;          /* the bench's no_sync hook (hooks build only) */
+	/* Flight recorder (--flight): the files stay spools (nothing is
+	 * compressed while tracing) in a ring: a file is removed once the one
+	 * after it starts more than keep_ns before the newest; cap_rotate_extract
+	 * makes the output. keep and keep_bytes are not used. The ring's files
+	 * are removed at the end (and those an earlier capture left, at open). */
+	bool ring;
+	uint64_t keep_ns;
 	/* Called with each new spool's path before it is created (the capture
 	 * notes it in its state file, for --cleanup; a spool finished is
 	 * removed, and the capture forgets the spools it no longer finds). */
@@ -64,6 +71,14 @@ int cap_rotate_next(cap_rotate *r, uint64_t time, br_error *err);
  * earlier ones' it keeps), the spools, what is being compressed. */
 uint64_t cap_rotate_disk_bytes(cap_rotate *r);
 
+/* --flight: once every file queued so far is done, write the events of
+ * [from_ns, to_ns] (trace time) in the files of the ring into out (made as
+ * out.part, renamed when whole), with every note those files hold, and
+ * note (a BLK_TN_MESSAGE) at note_ns. The files it needs are not removed
+ * meanwhile. Done in order with the files, by the thread; said in one line. */
+int cap_rotate_extract(cap_rotate *r, uint64_t from_ns, uint64_t to_ns, const char *out, const char *note,
+		       uint64_t note_ns, br_error *err);
+
 /* The first failure of the finishing thread (0 if none), into err. */
 int cap_rotate_error(cap_rotate *r, br_error *err);
 
@@ -74,6 +89,7 @@ typedef struct cap_rotate_result {
 	uint64_t events;       /* records in the files written */
 	uint64_t bytes;        /* their size */
 	unsigned first, last;  /* numbers of the first and last file written */
+	unsigned extracted;    /* --flight: outputs written */
 } cap_rotate_result;
 
 /* Queue the last file, wait until every queued file is finished, stop the

@@ -158,9 +158,9 @@ static uint32_t next_sequence(cap_sink *s, const br_event *ev)
 }
 
 /* The closing file's note as its last record, then the next file. */
-static int next_file(cap_sink *s, uint64_t time, br_error *err)
+static int next_file(cap_sink *s, uint64_t time, bool with_note, br_error *err)
 {
-	if (s->o.file_note) {
+	if (with_note && s->o.file_note) {
 		char text[1024];
 		text[0] = 0;
 		s->o.file_note(s->o.file_note_arg, text, sizeof text);
@@ -174,11 +174,11 @@ static int next_file(cap_sink *s, uint64_t time, br_error *err)
 	return rc;
 }
 
-int cap_sink_new_file(cap_sink *s, br_error *err)
+int cap_sink_new_file(cap_sink *s, bool with_note, br_error *err)
 {
 	if (!s->o.rotate || cap_spool_records(cap_rotate_spool(s->o.rotate)) == 0)
 		return 0;
-	return next_file(s, s->last_written, err);
+	return next_file(s, s->last_written, with_note, err);
 }
 
 void cap_sink_discard(cap_sink *s, bool on)
@@ -206,7 +206,7 @@ static int emit(cap_sink *s, const br_event *in, br_error *err)
 		return 0;
 	}
 	if (s->o.rotate && cap_rotate_due(s->o.rotate, ev.time)) {
-		int rc = next_file(s, ev.time, err);
+		int rc = next_file(s, ev.time, true, err);
 		if (rc)
 			return rc;
 	}
@@ -234,6 +234,8 @@ static int emit(cap_sink *s, const br_event *in, br_error *err)
 	s->last_written = ev.time;
 	s->any_written = true;
 	s->st.written++;
+	if (s->o.observe)
+		s->o.observe(s->o.observe_arg, &ev);
 	return 0;
 }
 

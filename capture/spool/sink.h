@@ -66,6 +66,9 @@ typedef struct cap_sink_opts {
 	cap_rotate *rotate;
 	void (*file_note)(void *arg, char *buf, size_t size);
 	void *file_note_arg;
+	/* Each event written, after it is (the flight recorder's rules). */
+	void (*observe)(void *arg, const br_event *ev);
+	void *observe_arg;
 } cap_sink_opts;
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err);
@@ -103,10 +106,11 @@ void cap_sink_resume(cap_sink *s, const br_event *ev);
 /* Drop mode (--on-full drop): while on, events are counted as unwritten
  * (sequence numbers still advance, so the gap shows) instead of written. */
 void cap_sink_discard(cap_sink *s, bool on);
-/* Start a new file of a rotated capture now (after a gap in drop mode):
- * the closing file gets its note. No-op without --rotate or when the
- * current file is empty. */
-int cap_sink_new_file(cap_sink *s, br_error *err);
+/* Start a new file of a rotated capture now (after a gap in drop mode,
+ * SIGHUP, a flight trigger): the closing file gets its note unless
+ * with_note is false (the capture's last note is in it). No-op without
+ * --rotate or when the current file is empty. */
+int cap_sink_new_file(cap_sink *s, bool with_note, br_error *err);
 
 /* Write a BLK_TN_MESSAGE record after everything so far. */
 int cap_sink_message(cap_sink *s, const char *text, br_error *err);

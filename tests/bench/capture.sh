@@ -13,7 +13,9 @@
 # store it), bpf-ic-floor and bpf-ic-clockfloor (the same for the lean mode's programs); bpf-shared
 # (one ring for all CPUs); bpf-wakeup (a wakeup per record, read on poll); bpf-nonames (no
 # pid->comm map); bpf-nosync (no fdatasync of the spool); bpf-tmpfs (the full capture with its
-# output and spool on /dev/shm instead of the bench's /var/tmp); perf; tracefs; blktrace.
+# output and spool on /dev/shm instead of the bench's /var/tmp); perf; tracefs; blktrace;
+# bpf-rotate (--rotate 1s: events made and files compressed while tracing); bpf-flight and
+# perf-flight (--flight 30s, never triggered: the ring of spools, nothing compressed).
 # Where the full capture's cost goes (each records less than the one after it; only for measuring):
 # bpf-noring (programs do everything but write the record), bpf-discard (records read from the
 # rings and thrown away), bpf-walk (walked as the raw spool walks them, nothing spooled),
@@ -75,6 +77,9 @@ declare -A IOPS EVENTS DROPS NOTE CPUPM RATE AFTERPM FINISH
 capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
     case $1 in
     bpf) echo "--backend bpf" ;;
+    bpf-rotate) echo "--backend bpf --rotate 1s" ;;
+    bpf-flight) echo "--backend bpf --flight 30s" ;;
+    perf-flight) echo "--backend perf --flight 30s" ;;
     bpf-ic | bpf-ic-*) echo "--backend bpf -a issue,complete" ;;
     bpf-*) echo "--backend bpf" ;;
     *) echo "--backend $1" ;;

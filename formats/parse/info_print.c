@@ -24,17 +24,19 @@ static double rel_s(uint64_t t, uint64_t origin)
 const char *info_damage_line(const br_input_info *in, const br_damage *d, uint64_t origin,
 			     char *buf, size_t size)
 {
+	/* in a set of files, the offset is in one of them: name it */
+	const char *file = in->kind == BR_INPUT_COMPRESSED || !d->file ? in->path : d->file;
 	if (d->range_known)
 		snprintf(buf, size,
 			 "%s: byte %" PRId64 ": damaged member skipped (%" PRId64
 			 " bytes): %" PRIu64 " records lost, %.9f to %.9f s",
-			 in->path, d->offset, d->length, d->records, rel_s(d->first_time, origin),
+			 file, d->offset, d->length, d->records, rel_s(d->first_time, origin),
 			 rel_s(d->last_time, origin));
 	else
 		snprintf(buf, size,
 			 "%s: byte %" PRId64 ": %" PRId64
 			 " damaged bytes skipped; lost records lie between the neighbouring members",
-			 in->path, d->offset, d->length);
+			 file, d->offset, d->length);
 	return buf;
 }
 

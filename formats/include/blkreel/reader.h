@@ -61,6 +61,8 @@ typedef struct br_damage {
 	uint64_t first_time;     /* absolute trace-clock ns (when range_known) */
 	uint64_t last_time;
 	uint64_t records;        /* records lost (when range_known) */
+	const char *file;        /* the file offset is in, when not the input's path
+				  * (a rotated set's member, a pattern's match); else NULL */
 } br_damage;
 
 typedef struct br_input_info {

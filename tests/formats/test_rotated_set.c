@@ -326,7 +326,9 @@ Test(rotated, a_window_passes_over_whole_members)
 	uint64_t from = whole.ev[cuts[3] + 100].time, to = whole.ev[cuts[4] + 50].time;
 	br_reader_opts o = { .has_from = true, .from_ns = from - origin, .has_to = true,
 			     .to_ns = to - origin };
-	/* how many records the unsplit file gives under this window */
+	/* how many IO records the unsplit file gives under this window (notify
+	 * records before a window's start may come or not, by where gzip
+	 * members begin: common/source.h) */
 	size_t win = 0;
 	{
 		br_reader *r;
@@ -335,7 +337,7 @@ Test(rotated, a_window_passes_over_whole_members)
 		cr_assert_eq(br_reader_open(&r, p, 1, &o, &err), 0);
 		br_event ev;
 		while (br_reader_next(r, &ev, &err) == 1)
-			win++;
+			win += !br_event_is_notify(&ev);
 		br_reader_close(r);
 	}
 	cr_assert_gt(win, 100);
@@ -351,10 +353,9 @@ Test(rotated, a_window_passes_over_whole_members)
 	const char *p[] = { name };
 	cr_assert_eq(br_reader_open(&r, p, 1, &o, &err), 0, "%s", err.msg);
 	br_event ev;
-	size_t n = 0, ios = 0;
+	size_t ios = 0;
 	int rc;
 	while ((rc = br_reader_next(r, &ev, &err)) == 1) {
-		n++;
 		if (br_event_is_notify(&ev))
 			continue;
 		cr_assert_geq(ev.time, from);
@@ -362,7 +363,7 @@ Test(rotated, a_window_passes_over_whole_members)
 		ios++;
 	}
 	cr_assert_eq(rc, 0, "%s", err.msg);
-	cr_expect_eq(n, win, "%zu records, the unsplit file %zu", n, win);
+	cr_expect_eq(ios, win, "%zu IO records, the unsplit file %zu", ios, win);
 	size_t want_ios = 0;
 	for (size_t i = lo; i < hi; i++)
 		want_ios += !br_event_is_notify(&whole.ev[i]);

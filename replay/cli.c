@@ -80,8 +80,9 @@ static const tool_desc desc = {
 		"trace's own timing, and report how faithfully that was done.\n"
 		"\n"
 		"TRACE is anything blkreel reads (a compressed .blktrace.gz, a per-CPU set,\n"
-		"a blk_io_trace stream or dump, - for standard input). IOs are replayed as\n"
-		"the device saw them (D events) unless --source Q. Reads only unless --write.\n"
+		"a rotated set NAME.00001.blktrace.gz... as NAME, a blk_io_trace stream or\n"
+		"dump, - for standard input). IOs are replayed as the device saw them\n"
+		"(D events) unless --source Q. Reads only unless --write.\n"
 		"\n",
 	.tail = "\n"
 		"Examples:\n"

@@ -12,6 +12,8 @@ static const char *kind_name(enum br_input_kind k)
 	case BR_INPUT_CPUSET: return "per-CPU set";
 	case BR_INPUT_COMPRESSED: return "compressed trace";
 	case BR_INPUT_FOREIGN: return "foreign format";
+	case BR_INPUT_ROTATED: return "rotated set";
+	case BR_INPUT_PATTERN: return "files matching a pattern";
 	}
 	return "?";
 }
@@ -24,18 +26,48 @@ static double rel_s(uint64_t t, uint64_t origin)
 const char *info_damage_line(const br_input_info *in, const br_damage *d, uint64_t origin,
 			     char *buf, size_t size)
 {
+	/* in a set of files, the offset is in one of them: name it */
+	const char *file = in->kind == BR_INPUT_COMPRESSED || !d->file ? in->path : d->file;
 	if (d->range_known)
 		snprintf(buf, size,
 			 "%s: byte %" PRId64 ": damaged member skipped (%" PRId64
 			 " bytes): %" PRIu64 " records lost, %.9f to %.9f s",
-			 in->path, d->offset, d->length, d->records, rel_s(d->first_time, origin),
+			 file, d->offset, d->length, d->records, rel_s(d->first_time, origin),
 			 rel_s(d->last_time, origin));
 	else
 		snprintf(buf, size,
 			 "%s: byte %" PRId64 ": %" PRId64
 			 " damaged bytes skipped; lost records lie between the neighbouring members",
-			 in->path, d->offset, d->length);
+			 file, d->offset, d->length);
 	return buf;
+}
+
+/* The members of a rotated set by number, and the numbers between them
+ * that have no file (--keep deleted only the oldest, so a gap inside the
+ * range is a lost slice of the trace). */
+static void print_rotated(FILE *out, const br_input_info *in)
+{
+	enum { SHOWN_GAPS = 8 };
+	int w = (int)in->set_digits;
+	fprintf(out, "  rotated set %s: %u file%s, %s.%0*" PRIu64 " ... %s.%0*" PRIu64 ".blktrace.gz",
+		in->set_name, in->files, in->files == 1 ? "" : "s", in->set_name, w, in->set_first,
+		in->set_name, w, in->set_last);
+	uint64_t missing = 0;
+	for (size_t g = 0; g < in->nset_gaps; g++) {
+		const br_number_range *n = &in->set_gaps[g];
+		missing += n->last - n->first + 1;
+		if (g >= SHOWN_GAPS)
+			continue;
+		fprintf(out, "%s%0*" PRIu64, g ? ", " : "; ", w, n->first);
+		if (n->last != n->first)
+			fprintf(out, "-%0*" PRIu64, w, n->last);
+		fprintf(out, " missing");
+	}
+	if (in->nset_gaps > SHOWN_GAPS)
+		fprintf(out, ", and %zu more gaps", in->nset_gaps - SHOWN_GAPS);
+	if (in->nset_gaps)
+		fprintf(out, " (%" PRIu64 " file%s)", missing, missing == 1 ? "" : "s");
+	fprintf(out, "\n");
 }
 
 static void print_inputs(FILE *out, const br_reader *r)
@@ -47,10 +79,15 @@ static void print_inputs(FILE *out, const br_reader *r)
 			in->kind == BR_INPUT_FOREIGN && in->format_name ? in->format_name : kind_name(in->kind));
 		if (in->kind == BR_INPUT_CPUSET)
 			fprintf(out, ", %u non-empty files", in->files);
+		if (in->kind == BR_INPUT_PATTERN)
+			fprintf(out, ", %u non-empty files merged by time", in->files);
 		if (in->byteswapped)
 			fprintf(out, ", other byte order");
 		fprintf(out, ", %s of records)\n", br_format_bytes(in->raw_bytes, b1, sizeof b1));
-		if (in->kind == BR_INPUT_COMPRESSED) {
+		if (in->kind == BR_INPUT_ROTATED)
+			print_rotated(out, in);
+		if (in->kind == BR_INPUT_COMPRESSED || in->kind == BR_INPUT_ROTATED ||
+		    (in->kind == BR_INPUT_PATTERN && in->members)) {
 			fprintf(out, "  compressed: %s, %" PRIu64 " gzip members, %s", 
 				br_format_bytes(in->compressed_bytes, b2, sizeof b2), in->members,
 				in->indexed ? "indexed by time (blkreel member headers)"

@@ -60,7 +60,9 @@ static const tool_desc desc = {
 		"Print, convert and summarise block-I/O traces (blkparse's job).\n"
 		"\n"
 		"TRACE is a blk_io_trace stream or blkparse -d dump, a per-CPU set given as\n"
-		"NAME or NAME.blktrace.N, a compressed NAME.blktrace.gz, or - for standard\n"
+		"NAME or NAME.blktrace.N, a compressed NAME.blktrace.gz, a rotated set\n"
+		"NAME.00001.blktrace.gz... given as NAME (read as one trace), a quoted glob\n"
+		"pattern ('NAME.*.blktrace.gz': its files as one trace), or - for standard\n"
 		"input. The kind is detected from content. Several traces are merged by time.\n"
 		"Without -o/--split/--info, events are printed like blkparse prints them.\n"
 		"\n",

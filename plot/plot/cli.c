@@ -150,7 +150,8 @@ static const tool_desc desc = {
 		"Plot block-I/O traces seekwatcher-style: disk offsets, throughput, seeks,\n"
 		"IOPS, latency and queue depth on one time axis, with a stats table.\n"
 		"TRACE is anything blkreel reads (compressed .blktrace.gz, a per-CPU set\n"
-		"NAME or NAME.blktrace.0, a blkparse -d dump, - for standard input).\n"
+		"NAME or NAME.blktrace.0, a rotated set NAME.00001.blktrace.gz... as NAME or\n"
+		"one quoted pattern 'NAME.*.blktrace.gz', a blkparse -d dump, - for stdin).\n"
 		"\n",
 	.tail = "\n"
 		"With --sweep, each trace is one point of a sweep, as blkreel-report reads them:\n"

@@ -80,7 +80,9 @@ static const tool_desc desc = {
 		"then, at each value two stacks share, the diagnosis of that pair.\n"
 		"\n"
 		"TRACE is anything blkreel reads: a compressed NAME.blktrace.gz, a per-CPU set\n"
-		"given as NAME or NAME.blktrace.N, a blkparse -d dump, or - for standard input.\n"
+		"given as NAME or NAME.blktrace.N, a rotated set NAME.00001.blktrace.gz...\n"
+		"given as NAME or as one quoted pattern ('NAME.*.blktrace.gz'), a blkparse -d\n"
+		"dump, or - for standard input.\n"
 		"\n",
 	.tail = "\n"
 		"Examples:\n"

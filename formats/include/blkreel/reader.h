@@ -7,6 +7,19 @@
  *     a `blkparse -d` dump, a trace_pipe capture, standard input);
  *   - a per-CPU set NAME.blktrace.0..N, named as NAME or as any member
  *     NAME.blktrace.K (the files are merged by time, like blkparse does);
+ *   - a rotated set NAME.00001.blktrace.gz, NAME.00002.blktrace.gz, ...
+ *     (blkreel-capture --rotate: compressed files holding consecutive
+ *     slices of one trace), named as NAME or NAME.blktrace.gz when no file
+ *     of that name exists and NAME has no per-CPU set; read as one trace,
+ *     one file after the other. Gaps in the numbering are allowed (--keep
+ *     deletes the oldest); the file being written (.blktrace.spool,
+ *     .blktrace.gz.part) is never read. A member named by its own path is
+ *     read alone;
+ *   - a glob pattern given as one path ('NAME.*.blktrace.gz', quoted so the
+ *     shell leaves it alone), when no file has that exact name: its
+ *     matches, sorted by name, are one input. Matches that are all members
+ *     of one rotated set are read as that set; any other matches are
+ *     opened each as above and merged by time;
  *   - the compressed trace file NAME.blktrace.gz (docs/compressed-format.md),
  *     inflated on several threads, seekable by time through its member
  *     headers; also any plain gzip of a blk_io_trace stream.
@@ -51,6 +64,8 @@ enum br_input_kind {
 	BR_INPUT_CPUSET,         /* NAME.blktrace.0..N */
 	BR_INPUT_COMPRESSED,     /* our gzip-member file (or a plain gzip stream) */
 	BR_INPUT_FOREIGN,        /* another tool's trace format, converted on the fly */
+	BR_INPUT_ROTATED,        /* NAME.NNNNN.blktrace.gz, read one after the other */
+	BR_INPUT_PATTERN,        /* the files a glob pattern matched, merged by time */
 };
 
 /* A stretch of a compressed input that could not be read. */
@@ -61,12 +76,20 @@ typedef struct br_damage {
 	uint64_t first_time;     /* absolute trace-clock ns (when range_known) */
 	uint64_t last_time;
 	uint64_t records;        /* records lost (when range_known) */
+	const char *file;        /* the file offset is in, when not the input's path
+				  * (a rotated set's member, a pattern's match); else NULL */
 } br_damage;
+
+/* Member numbers first..last of a rotated set (both included). */
+typedef struct br_number_range {
+	uint64_t first, last;
+} br_number_range;
 
 typedef struct br_input_info {
 	const char *path;        /* as given ("-" for standard input) */
 	enum br_input_kind kind;
-	unsigned files;          /* per-CPU set: how many files */
+	unsigned files;          /* per-CPU set: how many files; rotated set and
+				  * pattern: how many files it names */
 	bool byteswapped;        /* written on a machine of the other endianness */
 	bool indexed;            /* compressed with blkreel member headers */
 	uint64_t members;        /* compressed: gzip members seen (or in the index) */
@@ -78,6 +101,16 @@ typedef struct br_input_info {
 	const char *format_name; /* e.g. "blk_io_trace stream", "fio iolog v3" */
 	const char *note;        /* how a foreign format was mapped (e.g. one event per IO), or NULL */
 	uint64_t bad_records_skipped; /* with skip_bad */
+	/* BR_INPUT_ROTATED: which members the set has. set_name is NAME with
+	 * its directory as the members spell it (path up to ".NNNNN.blktrace.gz");
+	 * set_first and set_last are the numbers of the first and last member
+	 * read, set_digits how many digits their names have; set_gaps lists
+	 * the numbers in between that have no file. */
+	const char *set_name;
+	uint64_t set_first, set_last;
+	unsigned set_digits;
+	size_t nset_gaps;
+	const br_number_range *set_gaps;
 } br_input_info;
 
 /* Names accepted by br_reader_opts.format, NULL-terminated. */

@@ -71,7 +71,9 @@ static int add_damage(tgz_source *r, const br_damage *d, br_error *err)
 		}
 		r->damage = n;
 	}
-	r->damage[r->ndamage++] = *d;
+	r->damage[r->ndamage] = *d;
+	/* an input of several files names the one the damage lies in */
+	r->damage[r->ndamage++].file = r->in.name;
 	return 0;
 }
 

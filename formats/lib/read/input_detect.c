@@ -1,5 +1,7 @@
 #include "input_detect.h"
 #include "import/fmt_detect.h" /* the foreign text formats' probes and opens */
+#include "input_glob.h"
+#include "rotated_source.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -249,12 +251,129 @@ static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
 	return 0;
 }
 
+/* A rotated set: its members, read one after the other (rotated_source.c).
+ * Takes set. */
+static int open_rotated(rs_set *set, const br_reader_opts *opts, br_opened_input *out,
+			br_error *err)
+{
+	if (opts && opts->format && strcmp(opts->format, "blkreel") != 0) {
+		int rc = br_error_set(err, BR_EINVAL, 0, set->m[0].path, -1,
+				     "a rotated set's members are compressed traces, not %s",
+				     opts->format);
+		rs_free(set);
+		return rc;
+	}
+	out->kind = BR_INPUT_ROTATED;
+	out->format_name = "blkreel";
+	out->sources = calloc(1, sizeof *out->sources);
+	if (!out->sources) {
+		rs_free(set);
+		return br_error_set(err, BR_ENOMEM, ENOMEM, NULL, -1, "out of memory");
+	}
+	int rc = br_rotated_source_open(&out->sources[0], set, opts, err);
+	if (rc) {
+		free(out->sources);
+		out->sources = NULL;
+		return rc;
+	}
+	out->nsources = 1;
+	return 0;
+}
+
+/* The rotated set that path names when no file has that name: path is
+ * NAME, or NAME.blktrace.gz (the name an unrotated capture would have
+ * written, which users type). set->n == 0 when there is none. */
+static int find_rotated(const char *path, rs_set *set, br_error *err)
+{
+	int rc = rs_find(path, set, err);
+	static const char gz[] = ".blktrace.gz";
+	size_t len = strlen(path), t = sizeof gz - 1;
+	if (rc || set->n || len <= t || strcmp(path + len - t, gz) != 0)
+		return rc;
+	rs_free(set);
+	char *name = strndup(path, len - t);
+	if (!name)
+		return br_error_set(err, BR_ENOMEM, ENOMEM, path, -1, "out of memory");
+	rc = rs_find(name, set, err);
+	free(name);
+	return rc;
+}
+
+/* Every path a member of one rotated set (one NAME)? */
+static bool one_rotated_set(char *const *paths, size_t n)
+{
+	size_t len0 = 0, len;
+	uint64_t number;
+	unsigned digits;
+	for (size_t i = 0; i < n; i++) {
+		if (!rs_member_name(paths[i], &len, &number, &digits))
+			return false;
+		if (i == 0)
+			len0 = len;
+		else if (len != len0 || memcmp(paths[i], paths[0], len) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* A glob pattern as one input: the members of one rotated set are read as
+ * that set; anything else is opened file by file and merged by time
+ * (empty files skipped, as a per-CPU set's). */
+static int open_pattern(const char *pattern, const br_reader_opts *opts, br_opened_input *out,
+			br_error *err)
+{
+	char **paths;
+	size_t n;
+	int rc = ig_expand(pattern, &paths, &n, err);
+	if (rc)
+		return rc;
+	if (one_rotated_set(paths, n)) {
+		rs_set set;
+		rc = rs_from_paths(paths, n, &set, err); /* takes the strings */
+		free(paths);
+		if (rc) {
+			rs_free(&set);
+			return rc;
+		}
+		return open_rotated(&set, opts, out, err);
+	}
+	out->kind = BR_INPUT_PATTERN;
+	out->sources = calloc(n, sizeof *out->sources);
+	if (!out->sources) {
+		ig_free(paths, n);
+		return br_error_set(err, BR_ENOMEM, ENOMEM, pattern, -1, "out of memory");
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		enum br_input_kind kind;
+		br_source *src = NULL;
+		rc = open_single(paths[i], opts, true, &kind, &out->format_name, &src, err);
+		if (!rc && src)
+			out->sources[out->nsources++] = src;
+	}
+	if (!rc && !out->nsources)
+		rc = br_error_set(err, BR_EFORMAT, 0, pattern, 0,
+				  "empty input: no trace records (%zu file%s matched, %s%s, all empty)",
+				  n, n == 1 ? "" : "s", paths[0], n > 1 ? " ..." : "");
+	ig_free(paths, n);
+	if (rc) {
+		for (size_t j = 0; j < out->nsources; j++)
+			out->sources[j]->ops->close(out->sources[j]);
+		free(out->sources);
+		out->sources = NULL;
+		out->nsources = 0;
+	}
+	return rc;
+}
+
 int br_open_input_path(const char *path, const br_reader_opts *opts, br_opened_input *out,
 		       br_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct stat st;
 	bool exists = strcmp(path, "-") == 0 || stat(path, &st) == 0;
+	/* a file of that very name is read as it is, metacharacters or not */
+	if (!exists && ig_is_pattern(path))
+		return open_pattern(path, opts, out, err);
 	char *set_name = NULL;
 	if (strcmp(path, "-") != 0) {
 		if (exists && S_ISREG(st.st_mode))
@@ -280,9 +399,19 @@ int br_open_input_path(const char *path, const br_reader_opts *opts, br_opened_i
 		free_cpu_files(files, nfiles);
 		free(set_name);
 	}
-	if (!exists)
+	if (!exists) {
+		/* no per-CPU set NAME.blktrace.N: a rotated set, or nothing */
+		rs_set set;
+		int rc = find_rotated(path, &set, err);
+		if (!rc && set.n)
+			return open_rotated(&set, opts, out, err);
+		rs_free(&set);
+		if (rc)
+			return rc;
 		return br_error_set(err, BR_ESYS, ENOENT, path, -1,
-				    "cannot open (no such file, and no %s.blktrace.N set)", path);
+				    "cannot open (no such file, no %s.blktrace.N set, no rotated "
+				    "set %s.NNNNN.blktrace.gz)", path, path);
+	}
 	out->sources = calloc(1, sizeof *out->sources);
 	if (!out->sources)
 		return br_error_set(err, BR_ENOMEM, ENOMEM, path, -1, "out of memory");

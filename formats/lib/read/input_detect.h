@@ -1,8 +1,10 @@
 /* input_detect.h (internal) — turn a path given by the user into sources.
  *
- * A path names either one input (detected from its first bytes through the
- * probe table in input_detect.c) or a per-CPU set NAME.blktrace.0..N
- * (named as NAME or as any member). */
+ * A path names one input (detected from its first bytes through the
+ * probe table in input_detect.c), a per-CPU set NAME.blktrace.0..N (named
+ * as NAME or as any member), a rotated set NAME.NNNNN.blktrace.gz (named
+ * as NAME or NAME.blktrace.gz; rotated_set.c, rotated_source.c) or, when
+ * no file has that name, the files a glob pattern matches (input_glob.c). */
 #ifndef BLKREEL_INPUT_DETECT_H
 #define BLKREEL_INPUT_DETECT_H
 

@@ -60,6 +60,8 @@ typedef struct reader_window { /* opts.from_ns/to_ns as absolute times */
 typedef struct input_slot {
 	br_input_info info;
 	br_opened_input opened;
+	br_damage *damage;    /* info.damage of an input of several sources */
+	size_t damage_cap;
 } input_slot;
 
 struct br_reader {
@@ -412,6 +414,7 @@ static void free_inputs(br_reader *r)
 		for (size_t j = 0; j < o->nsources; j++)
 			o->sources[j]->ops->close(o->sources[j]);
 		free(o->sources);
+		free(r->inputs[i].damage);
 	}
 	free(r->inputs);
 }
@@ -573,6 +576,34 @@ size_t br_reader_ninputs(const br_reader *r)
 	return r->ninputs;
 }
 
+/* One more source's info into an input's: the counts add up, the damage
+ * lists are joined (each entry names its file). */
+static void info_add(input_slot *slot, const br_input_info *one, bool first)
+{
+	br_input_info *in = &slot->info;
+	in->byteswapped |= one->byteswapped;
+	in->indexed = first ? one->indexed : in->indexed && one->indexed;
+	in->members += one->members;
+	in->members_skipped += one->members_skipped;
+	in->compressed_bytes += one->compressed_bytes;
+	in->raw_bytes += one->raw_bytes;
+	in->bad_records_skipped += one->bad_records_skipped;
+	if (!in->format_name)
+		in->format_name = one->format_name;
+	if (!in->note)
+		in->note = one->note;
+	if (!one->ndamage)
+		return;
+	br_damage *d = br_grow(slot->damage, &slot->damage_cap, in->ndamage + one->ndamage,
+			       sizeof *d, 8);
+	if (!d)
+		return; /* out of memory: the list stops short, the counts above stand */
+	slot->damage = d;
+	memcpy(d + in->ndamage, one->damage, one->ndamage * sizeof *d);
+	in->ndamage += one->ndamage;
+	in->damage = d;
+}
+
 const br_input_info *br_reader_input(const br_reader *r, size_t i)
 {
 	if (i >= r->ninputs)
@@ -581,15 +612,26 @@ const br_input_info *br_reader_input(const br_reader *r, size_t i)
 	const char *path = slot->info.path;
 	memset(&slot->info, 0, sizeof slot->info);
 	slot->info.path = path;
-	for (size_t j = 0; j < slot->opened.nsources; j++) {
+	size_t n = slot->opened.nsources;
+	for (size_t j = 0; j < n; j++) {
 		br_source *src = slot->opened.sources[j];
-		if (src->ops->info)
+		if (!src->ops->info)
+			continue;
+		if (n == 1) {
 			src->ops->info(src, &slot->info);
+			continue;
+		}
+		br_input_info one;
+		memset(&one, 0, sizeof one);
+		src->ops->info(src, &one);
+		info_add(slot, &one, j == 0);
 	}
 	slot->info.kind = slot->opened.kind;
 	if (!slot->info.format_name)
 		slot->info.format_name = slot->opened.format_name;
-	slot->info.files = (unsigned)slot->opened.nsources;
+	/* a rotated set is one source that reads many files, and says how many */
+	if (!slot->info.files)
+		slot->info.files = (unsigned)n;
 	return &slot->info;
 }
 

@@ -74,7 +74,7 @@ static pid_t start_fio(unsigned secs, const char *cgroup)
 		snprintf(join, sizeof join, "echo $$ > '%s/cgroup.procs' && ", cgroup);
 	snprintf(cmd, sizeof cmd,
 		 "%sexec fio --output=/dev/null --name=r --filename=%s --rw=randread --direct=1 --bs=4k --iodepth=4 "
-		 "--ioengine=libaio --size=32M --runtime=%u --time_based",
+		 "--ioengine=libaio --size=32M --runtime=%u --time_based --rate_iops=20000",
 		 join, cf.loop, secs);
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);

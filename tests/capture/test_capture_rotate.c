@@ -212,8 +212,8 @@ Test(capture_rotate, every_backend_rotates_into_whole_files_that_hold_the_worklo
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
 }
 
-/* Two captures of one run of random IO at depth 8, one rotated every
- * 300 ms: the set holds the same events, IO by IO, as the unrotated file
+/* Two captures of one run of random IO at depth 8 (at most 20k IOPS, so
+ * that the ASan build keeps up too), one rotated every 300 ms: the set holds the same events, IO by IO, as the unrotated file
  * (bpf and perf change nothing machine-wide, so both can trace at once). */
 static void same_run(const char *backend)
 {
@@ -239,7 +239,7 @@ static void same_run(const char *backend)
 	}
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "fio --output=/dev/null --name=r --filename=%s --rw=randrw --direct=1 --bs=4k --iodepth=8 "
-			 "--ioengine=libaio --size=200M --runtime=3 --time_based",
+			 "--ioengine=libaio --size=200M --runtime=3 --time_based --rate_iops=20000",
 			 cf.loop);
 	cr_expect_eq(rc, 0, "fio failed");
 	usleep(300 * 1000);
@@ -348,7 +348,7 @@ static pid_t start_fio(const char *out)
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd,
 		 "exec fio --output=%s --output-format=terse --name=r --filename=%s --rw=randread --direct=1 --bs=4k "
-		 "--iodepth=4 --ioengine=libaio --size=32M --runtime=3 --time_based",
+		 "--iodepth=4 --ioengine=libaio --size=32M --runtime=3 --time_based --rate_iops=20000",
 		 out, cf.loop);
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
@@ -445,7 +445,7 @@ Test(capture_rotate, a_killed_rotating_capture_is_finished_by_cleanup)
 	}
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "fio --output=/dev/null --name=r --filename=%s --rw=randread --direct=1 --bs=4k --iodepth=4 "
-			 "--ioengine=libaio --size=32M --runtime=2 --time_based",
+			 "--ioengine=libaio --size=32M --runtime=2 --time_based --rate_iops=20000",
 			 cf.loop);
 	cr_expect_eq(rc, 0);
 	kill(c, SIGKILL);

@@ -541,6 +541,8 @@ static void summary(cap_capture *s, double secs)
 		fprintf(stderr, ", %llu filtered out", (unsigned long long)st.filtered);
 	if (st.late)
 		fprintf(stderr, ", %llu late beyond the reorder window", (unsigned long long)st.late);
+	if (st.early)
+		fprintf(stderr, ", %llu written early to bound the reorder buffer", (unsigned long long)st.early);
 	fprintf(stderr, ") -> %s (%s", strcmp(s->out.gz_path, "-") ? s->out.gz_path : "stdout", bytes);
 	if (s->out.split_base[0])
 		fprintf(stderr, "; per-CPU set %s.blktrace.*", s->out.split_base);

@@ -117,6 +117,12 @@ int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_err
 				    cap_merge_queued(s->merge));
 	if (ev->time > s->max_time)
 		s->max_time = ev->time;
+	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_MAX_QUEUED;
+	const br_event *first;
+	if (cap_merge_queued(s->merge) > max && cap_merge_pop(s->merge, UINT64_MAX, true, &first)) {
+		s->st.early++;
+		return emit(s, first, err);
+	}
 	return 0;
 }
 

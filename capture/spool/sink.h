@@ -38,6 +38,10 @@ typedef struct cap_sink cap_sink;
 
 /* How far a quiet stream may hold the others back (the capture's window). */
 #define CAP_REORDER_WINDOW_NS (500ull * 1000 * 1000)
+/* And how many events the reorder buffer may hold (about 100 MiB) before
+ * the earliest go out anyway: memory stays bounded at any event rate; an
+ * event that then comes older than one written is counted late. */
+#define CAP_SINK_MAX_QUEUED (1u << 20)
 
 typedef struct cap_sink_opts {
 	const cap_config *cfg;
@@ -51,6 +55,7 @@ typedef struct cap_sink_opts {
 	unsigned nout;
 	cap_spool *spool;   /* and to the spool, when there is one */
 	uint64_t window_ns; /* how far a quiet stream may hold the others back */
+	size_t max_queued;  /* events the reorder buffer may hold; 0 = CAP_SINK_MAX_QUEUED */
 	/* Raw mode (a bpf capture to a file, raw_spool.h): the backend hands
 	 * its ring records to cap_sink_raw_frame instead of pushing events;
 	 * drains, messages and the names of new pids become frames of this
@@ -126,6 +131,7 @@ typedef struct cap_sink_stats {
 	size_t peak_queued;
 	uint64_t recorded;   /* raw mode: events put in the raw spool */
 	uint64_t unwritten;  /* events not written while discarding (--on-full drop) */
+	uint64_t early;      /* written before their time to keep the reorder buffer bounded */
 	unsigned files;      /* --rotate: new files started */
 } cap_sink_stats;
 void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st);

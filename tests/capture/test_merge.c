@@ -1,10 +1,14 @@
 /* test_merge.c — the reorder buffer: per-stream FIFOs merged by time, held
- * back while a stream is empty unless older than the horizon, pdus carried. */
+ * back while a stream is empty unless older than the horizon, pdus carried;
+ * and the sink's bound on how many it holds. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* capture/'s modules come from its internal archive, through its headers */
 #include "../../capture/spool/merge.h"
+#include "../../capture/spool/sink.h"
 
 static void push(cap_merge *m, unsigned s, uint64_t t, const char *pdu)
 {
@@ -70,4 +74,40 @@ Test(merge, rejects_unknown_stream)
 	br_event ev = { 0 };
 	cr_expect_eq(cap_merge_push(m, 2, &ev), BR_EINVAL);
 	cap_merge_free(m);
+}
+
+/* The sink's reorder buffer is bounded in events, not only in time: past
+ * max_queued the earliest go out (and are counted), so a stream that stays
+ * quiet while the others pour in cannot make the capture grow without end. */
+Test(merge, the_sink_writes_the_earliest_early_rather_than_queue_past_its_bound)
+{
+	cap_config cfg = { .ndevices = 0, .ncpu = 2, .act_mask = 0xffff };
+	char path[] = "/tmp/blkreel-test-sink-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	br_error err;
+	cap_spool *sp;
+	cr_assert_eq(cap_spool_open(&sp, path, false, &err), 0, "%s", err.msg);
+	cap_sink_opts so = { .cfg = &cfg, .spool = sp, .window_ns = CAP_REORDER_WINDOW_NS, .max_queued = 4 };
+	cap_sink *sink;
+	cr_assert_eq(cap_sink_new(&sink, &so, &err), 0);
+	for (uint64_t t = 1; t <= 10; t++) { /* cpu 1 stays quiet: nothing is safe to write */
+		br_event ev = { .time = t, .cpu = 0, .action = BLK_TC_ACT(BLK_TC_READ) | __BLK_TA_QUEUE, .sector = t };
+		cr_assert_eq(cap_sink_push(sink, &ev, NULL, &err), 0);
+	}
+	cap_sink_stats st;
+	cap_sink_stats_get(sink, &st);
+	cr_expect_eq(st.early, 6, "%llu written early, want 6 (10 pushed, 4 may wait)", (unsigned long long)st.early);
+	cr_expect_eq(st.written, 6);
+	cr_expect_eq(st.last_time, 6, "the earliest must go first");
+	br_event late = { .time = 3, .cpu = 1, .action = BLK_TC_ACT(BLK_TC_READ) | __BLK_TA_QUEUE, .sector = 99 };
+	cr_assert_eq(cap_sink_push(sink, &late, NULL, &err), 0);
+	cr_assert_eq(cap_sink_drain(sink, true, &err), 0);
+	cap_sink_stats_get(sink, &st);
+	cr_expect_eq(st.written, 11, "every event is written");
+	cr_expect_eq(st.late, 1, "the one older than what went early is counted late");
+	cap_sink_free(sink);
+	cr_assert_eq(cap_spool_close(sp, &err), 0);
+	unlink(path);
 }

@@ -150,7 +150,8 @@ static int scan_existing(cap_rotate *r, unsigned *highest, br_error *err)
 		}
 	}
 	closedir(d);
-	qsort(r->in_place.v, r->in_place.n, sizeof *r->in_place.v, cmp_member);
+	if (r->in_place.n > 1) /* qsort wants an array, even of none */
+		qsort(r->in_place.v, r->in_place.n, sizeof *r->in_place.v, cmp_member);
 	return 0;
 }
 

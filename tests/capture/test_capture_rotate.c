@@ -116,6 +116,7 @@ static int cmp_io(const void *x, const void *y)
  * or doubled at a seam shows as one the other capture does not have. */
 static void expect_same_run(ev_list *a, ev_list *b, const char *what)
 {
+	cr_assert(a->n && b->n, "%s: %zu and %zu events", what, a->n, b->n);
 	qsort(a->v, a->n, sizeof *a->v, cmp_io);
 	qsort(b->v, b->n, sizeof *b->v, cmp_io);
 	size_t i = 0, j = 0, lack_a = 0, lack_b = 0, same = 0, other = 0;
@@ -326,6 +327,26 @@ Test(capture_rotate, keep_leaves_exactly_the_newest_files_and_a_new_capture_numb
 	cr_expect(strstr(err, "numbering goes on from") != NULL, "not said: %s", err);
 	free(err);
 	cr_expect_eq(expect_whole_ordered_set(cf.dir, "k"), 3);
+}
+
+/* --keep-size below one file's size leaves the newest file alone (never
+ * that one), each older one removed and said. */
+Test(capture_rotate, keep_size_removes_the_oldest_files_but_never_the_newest)
+{
+	cf_kernel_test(64);
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend perf --no-progress -d %s -o '%s/ks' --rotate 100ms --keep-size 1K -- %s",
+			    cf.loop, cf.dir, cf_workload_paced(5000));
+	bool ok;
+	tu_capture_unrecorded(rc, err, &ok);
+	cr_expect(ok, "capture exited %d: %s", rc, err);
+	size_t written = tu_count_lines(err, "blkreel-capture: wrote "), removed = tu_count_lines(err, "(--keep-size)");
+	cr_expect_geq(written, 4, "%zu files written: %s", written, err);
+	cr_expect_eq(removed, written - 1, "%zu removed of %zu: %s", removed, written, err);
+	free(err);
+	cr_expect_eq(expect_whole_ordered_set(cf.dir, "ks"), 1);
 }
 
 /* A small filesystem of the test's own for the output. */

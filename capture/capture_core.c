@@ -169,17 +169,25 @@ static void kernel_counts_text(const cap_capture *s, char *buf, size_t size)
 		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
 }
 
+/* Records lost so far: each CPU's ring drops, read into s->drops, and
+ * the backend's bad records. */
+static uint64_t dropped_now(cap_capture *s)
+{
+	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
+	s->be->drops(s->st, s->drops, s->cfg.ncpu);
+	uint64_t total = bad_records(s);
+	for (unsigned c = 0; c < s->cfg.ncpu; c++)
+		total += s->drops[c];
+	return total;
+}
+
 static void status_line(cap_capture *s, tool_progress *p, bool force)
 {
 	if (p->fd < 0)
 		return;
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
-	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
-	s->be->drops(s->st, s->drops, s->cfg.ncpu);
-	uint64_t total = bad_records(s);
-	for (unsigned c = 0; c < s->cfg.ncpu; c++)
-		total += s->drops[c];
+	uint64_t total = dropped_now(s);
 	char bytes[32], extra[96];
 	br_format_bytes(cap_outputs_bytes(&s->out), bytes, sizeof bytes);
 	snprintf(extra, sizeof extra, "%s written, %llu dropped", bytes, (unsigned long long)total);
@@ -310,11 +318,7 @@ static void status_text(cap_capture *s, uint64_t now, char *buf, size_t size)
 {
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
-	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
-	s->be->drops(s->st, s->drops, s->cfg.ncpu);
-	uint64_t dropped = bad_records(s);
-	for (unsigned c = 0; c < s->cfg.ncpu; c++)
-		dropped += s->drops[c];
+	uint64_t dropped = dropped_now(s);
 	uint64_t events = st.written + st.recorded;
 	double dt = s->status_at ? (double)(now - s->status_at) / 1e9 : (double)(now - s->t0) / 1e9;
 	double rate = dt > 0 ? (double)(events - s->status_events) / dt : 0;

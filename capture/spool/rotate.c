@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -50,10 +51,11 @@ struct cap_rotate {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;       /* a job queued, or stop; and a job done */
 	bool stop;
-	bool busy;               /* the thread is finishing a file */
 	member_list queue;       /* spools closed, in order */
 	member_list in_place;    /* the set's .gz files, oldest first */
-	double ratio;            /* compressed / spool bytes of the last file finished */
+	/* compressed / spool bytes of the last file finished: written by the
+	 * thread, read on every event with --rotate SIZE, so atomic, no lock */
+	_Atomic double ratio;
 	uint64_t newest_first;   /* the newest file's first event time (the ring's clock) */
 	unsigned extracts;       /* extractions queued: the ring keeps its files meanwhile */
 	int error;
@@ -245,7 +247,7 @@ static void finish_one(cap_rotate *r, member job)
 		}
 	} else {
 		if (job.bytes)
-			r->ratio = (double)bytes / (double)job.bytes;
+			atomic_store(&r->ratio, (double)bytes / (double)job.bytes);
 		r->res.written++;
 		r->res.events += fr.events > 0 ? (uint64_t)fr.events : 0;
 		r->res.bytes += bytes;
@@ -393,7 +395,6 @@ static void *finisher(void *arg)
 		if (!r->queue.n)
 			break;
 		member job = r->queue.v[0];
-		r->busy = true;
 		if (job.number && r->o.ring) {
 			keep_in_ring(r, job);
 		} else {
@@ -405,7 +406,6 @@ static void *finisher(void *arg)
 			pthread_mutex_lock(&r->mu);
 		}
 		list_drop_first(&r->queue);
-		r->busy = false;
 		pthread_cond_broadcast(&r->cv);
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -438,7 +438,7 @@ int cap_rotate_open(cap_rotate **out, const cap_rotate_opts *o, br_error *err)
 	r->o = *o;
 	snprintf(r->base, sizeof r->base, "%s", o->base);
 	r->o.base = r->base;
-	r->ratio = FIRST_RATIO;
+	atomic_init(&r->ratio, FIRST_RATIO);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	unsigned highest;
@@ -480,13 +480,8 @@ bool cap_rotate_due(cap_rotate *r, uint64_t time)
 		return false;
 	if (time >= r->period_end)
 		return true;
-	if (r->o.size) {
-		pthread_mutex_lock(&r->mu);
-		double ratio = r->ratio;
-		pthread_mutex_unlock(&r->mu);
-		if ((double)cap_spool_bytes(r->cur) * ratio >= (double)r->o.size)
-			return true;
-	}
+	if (r->o.size && (double)cap_spool_bytes(r->cur) * atomic_load(&r->ratio) >= (double)r->o.size)
+		return true;
 	return false;
 }
 
@@ -537,21 +532,11 @@ uint64_t cap_rotate_disk_bytes(cap_rotate *r)
 	uint64_t t = in_place_bytes(r);
 	for (size_t i = 0; i < r->queue.n; i++)
 		t += r->queue.v[i].bytes;
-	double ratio = r->ratio;
 	pthread_mutex_unlock(&r->mu);
+	double ratio = atomic_load(&r->ratio);
 	/* the spool being compressed has its .gz.part beside it */
 	uint64_t cur = cap_spool_bytes(r->cur);
 	return t + cur + (uint64_t)((double)cur * ratio);
-}
-
-int cap_rotate_error(cap_rotate *r, br_error *err)
-{
-	pthread_mutex_lock(&r->mu);
-	int rc = r->error;
-	if (rc && err)
-		*err = r->err;
-	pthread_mutex_unlock(&r->mu);
-	return rc;
 }
 
 static void stop_thread(cap_rotate *r)

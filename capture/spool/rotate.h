@@ -79,9 +79,6 @@ uint64_t cap_rotate_disk_bytes(cap_rotate *r);
 int cap_rotate_extract(cap_rotate *r, uint64_t from_ns, uint64_t to_ns, const char *out, const char *note,
 		       uint64_t note_ns, br_error *err);
 
-/* The first failure of the finishing thread (0 if none), into err. */
-int cap_rotate_error(cap_rotate *r, br_error *err);
-
 typedef struct cap_rotate_result {
 	unsigned written;      /* files this capture put in place */
 	unsigned removed;      /* files removed for --keep / --keep-size */

@@ -213,6 +213,16 @@ static char *set_name_of(const char *path)
 	return strndup(path, (size_t)(b - path));
 }
 
+/* A failed open: the sources opened so far closed, out empty again. */
+static void close_sources(br_opened_input *out)
+{
+	for (size_t j = 0; j < out->nsources; j++)
+		out->sources[j]->ops->close(out->sources[j]);
+	free(out->sources);
+	out->sources = NULL;
+	out->nsources = 0;
+}
+
 static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
 			const br_reader_opts *opts, br_opened_input *out, br_error *err)
 {
@@ -230,11 +240,7 @@ static int open_cpu_set(const char *set_name, cpu_file *files, size_t nfiles,
 					  "per-CPU file is not a raw blk_io_trace stream");
 		}
 		if (rc) {
-			for (size_t j = 0; j < out->nsources; j++)
-				out->sources[j]->ops->close(out->sources[j]);
-			free(out->sources);
-			out->sources = NULL;
-			out->nsources = 0;
+			close_sources(out);
 			return rc;
 		}
 		if (src) /* empty per-CPU files are normal: that CPU did no IO */
@@ -355,13 +361,8 @@ static int open_pattern(const char *pattern, const br_reader_opts *opts, br_open
 				  "empty input: no trace records (%zu file%s matched, %s%s, all empty)",
 				  n, n == 1 ? "" : "s", paths[0], n > 1 ? " ..." : "");
 	ig_free(paths, n);
-	if (rc) {
-		for (size_t j = 0; j < out->nsources; j++)
-			out->sources[j]->ops->close(out->sources[j]);
-		free(out->sources);
-		out->sources = NULL;
-		out->nsources = 0;
-	}
+	if (rc)
+		close_sources(out);
 	return rc;
 }
 

@@ -379,3 +379,16 @@ void cf_expect_drops_in_file(const char *name)
 		      without_c, unrecorded, text ? text : "");
 	free(text);
 }
+
+void cf_wait_for_text(const char *path, const char *text)
+{
+	for (int i = 0; i < 100; i++) {
+		char *t = tu_read_text(path);
+		bool seen = t && strstr(t, text);
+		free(t);
+		if (seen)
+			return;
+		usleep(100 * 1000);
+	}
+	cr_assert_fail("'%s' never appeared in %s", text, path);
+}

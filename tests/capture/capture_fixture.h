@@ -69,6 +69,9 @@ const char *cf_capture_bin(void);
 int cf_capture(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Start it in the background (stderr to path); returns its pid. */
 pid_t cf_capture_bg(const char *errpath, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Wait (10 s at most, else the test fails) until text is in the file at
+ * path: a background capture's stderr saying it traces, a file written. */
+void cf_wait_for_text(const char *path, const char *text);
 /* Wait for a pid; exit status or 128+signal. */
 int cf_wait(pid_t pid);
 

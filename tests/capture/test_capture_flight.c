@@ -52,19 +52,6 @@ static size_t count(const char *pattern)
 	return n;
 }
 
-static void wait_for(const char *path, const char *text)
-{
-	for (int i = 0; i < 100; i++) {
-		char *t = tu_read_text(path);
-		bool seen = t && strstr(t, text);
-		free(t);
-		if (seen)
-			return;
-		usleep(100 * 1000);
-	}
-	cr_assert_fail("'%s' never appeared in %s", text, path);
-}
-
 /* fio's random reads at depth 4 for secs seconds, in the background; in
  * cgroup (when given) from its first IO. */
 static pid_t start_fio(unsigned secs, const char *cgroup)
@@ -167,7 +154,7 @@ Test(capture_flight, a_stall_on_the_stream_triggers_one_file_that_holds_the_wind
 	pid_t cap = cf_capture_bg(ep, "--backend perf --no-progress -d %s -o '%s/st' --flight 3s --flight-after 2s "
 				      "--trigger-on 'idle>600ms' -w 60",
 				  cf.loop, cf.dir);
-	wait_for(ep, "tracing loop");
+	cf_wait_for_text(ep, "tracing loop");
 	fio_pid = start_fio(8, cgroup_dir);
 	sleep_ms(3500);
 	cr_assert_eq(tu_runf(NULL, NULL, NULL, "echo %u:%u 1 > '%s/blkio.throttle.read_iops_device'", major(st.st_rdev),
@@ -179,7 +166,7 @@ Test(capture_flight, a_stall_on_the_stream_triggers_one_file_that_holds_the_wind
 		     0);
 	cr_expect_eq(cf_wait(fio_pid), 0, "fio failed beside the flight capture");
 	fio_pid = 0;
-	wait_for(ep, "flight-00001.blktrace.gz (");
+	cf_wait_for_text(ep, "flight-00001.blktrace.gz (");
 	unsigned long hwm = vm_hwm_kib(cap);
 	kill(cap, SIGINT);
 	int rc = cf_wait(cap);
@@ -235,7 +222,7 @@ Test(capture_flight, trigger_from_another_shell_and_sigusr1_write_a_file_each)
 	pid_t cap = cf_capture_bg(ep, "--backend perf --no-progress -d %s -o '%s' --flight 2s --flight-after 500ms "
 				      "--status-file '%s' -w 60",
 				  cf.loop, name, status);
-	wait_for(ep, "tracing loop");
+	cf_wait_for_text(ep, "tracing loop");
 	fio_pid = start_fio(5, NULL);
 	sleep_ms(1500);
 	char *out = NULL;
@@ -252,7 +239,7 @@ Test(capture_flight, trigger_from_another_shell_and_sigusr1_write_a_file_each)
 	kill(cap, SIGUSR1);
 	sleep_ms(1000);
 	kill(cap, SIGUSR2);
-	wait_for(ep, "blkreel-capture status: ");
+	cf_wait_for_text(ep, "blkreel-capture status: ");
 	char *line = tu_read_text(status);
 	cr_expect(line && strstr(line, "blkreel-capture status: ") && strstr(line, " events (") &&
 			  strstr(line, "2 triggers"),
@@ -260,7 +247,7 @@ Test(capture_flight, trigger_from_another_shell_and_sigusr1_write_a_file_each)
 	free(line);
 	cr_expect_eq(cf_wait(fio_pid), 0);
 	fio_pid = 0;
-	wait_for(ep, "flight-00002.blktrace.gz (");
+	cf_wait_for_text(ep, "flight-00002.blktrace.gz (");
 	kill(cap, SIGINT);
 	rc = cf_wait(cap);
 	char *err = tu_read_text(ep);
@@ -294,13 +281,13 @@ Test(capture_flight, sighup_starts_the_next_file_of_a_rotated_capture)
 	char ep[600];
 	snprintf(ep, sizeof ep, "%s/h.err", cf.dir);
 	pid_t cap = cf_capture_bg(ep, "--backend perf --no-progress -d %s -o '%s/h' --rotate 1h -w 60", cf.loop, cf.dir);
-	wait_for(ep, "tracing loop");
+	cf_wait_for_text(ep, "tracing loop");
 	fio_pid = start_fio(2, NULL);
 	sleep_ms(1000);
 	kill(cap, SIGHUP);
 	cr_expect_eq(cf_wait(fio_pid), 0);
 	fio_pid = 0;
-	wait_for(ep, "h.00001.blktrace.gz (");
+	cf_wait_for_text(ep, "h.00001.blktrace.gz (");
 	cr_expect_eq(kill(cap, 0), 0, "SIGHUP ended the capture");
 	kill(cap, SIGINT);
 	int rc = cf_wait(cap);

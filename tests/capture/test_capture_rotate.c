@@ -230,15 +230,8 @@ static void same_run(const char *backend)
 				cf.loop, cf.dir);
 	cr_assert(p > 0 && r > 0);
 	/* both tracing before the first IO */
-	for (int i = 0; i < 100; i++) {
-		char *a = tu_read_text(pe), *b = tu_read_text(re);
-		bool ready = a && b && strstr(a, "tracing loop") && strstr(b, "tracing loop");
-		free(a);
-		free(b);
-		if (ready)
-			break;
-		usleep(100 * 1000);
-	}
+	cf_wait_for_text(pe, "tracing loop");
+	cf_wait_for_text(re, "tracing loop");
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "fio --output=/dev/null --name=r --filename=%s --rw=randrw --direct=1 --bs=4k --iodepth=8 "
 			 "--ioengine=libaio --size=200M --runtime=3 --time_based --rate_iops=20000",
@@ -457,14 +450,7 @@ Test(capture_rotate, a_killed_rotating_capture_is_finished_by_cleanup)
 	snprintf(ep, sizeof ep, "%s/k.err", cf.dir);
 	pid_t c = cf_capture_bg(ep, "--backend perf --no-progress -d %s -o '%s/kill' --rotate 300ms -w 60", cf.loop,
 				cf.dir);
-	for (int i = 0; i < 100; i++) {
-		char *t = tu_read_text(ep);
-		bool ready = t && strstr(t, "tracing loop");
-		free(t);
-		if (ready)
-			break;
-		usleep(100 * 1000);
-	}
+	cf_wait_for_text(ep, "tracing loop");
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "fio --output=/dev/null --name=r --filename=%s --rw=randread --direct=1 --bs=4k --iodepth=4 "
 			 "--ioengine=libaio --size=32M --runtime=2 --time_based --rate_iops=20000",

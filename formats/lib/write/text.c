@@ -578,7 +578,9 @@ int br_text_event(br_text *t, const br_event *ev, br_error *err)
 	if (br_event_is_notify(ev) && !message)
 		return 0;
 
-	uint64_t rel = ev->time - t->origin;
+	/* a message older than the trace's start (its first real event: the
+	 * reader hands such notes out first) shows at 0, as blkparse's does */
+	uint64_t rel = ev->time > t->origin ? ev->time - t->origin : 0;
 	/* file mode keeps one set of counters for everything */
 	br_dev_stats *d = br_text_stats_device(t, t->label ? 0 : ev->device, err);
 	if (!d)

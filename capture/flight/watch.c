@@ -27,6 +27,9 @@ struct watch {
 	size_t n;
 	bool want_d, want_q, want_idle;
 	table issued, queued;
+	/* completions seen before the issue / queueing they end (records
+	 * handed over as read, not merged into time order): their times */
+	table early_d, early_q;
 	uint64_t last_io, swept;
 	bool any_io;
 };
@@ -149,7 +152,8 @@ watch *watch_new(const watch_rule *rules, size_t n)
 	if (!w)
 		return NULL;
 	w->rules = malloc((n ? n : 1) * sizeof *rules);
-	if (!w->rules || table_init(&w->issued, 1024) || table_init(&w->queued, 1024)) {
+	if (!w->rules || table_init(&w->issued, 1024) || table_init(&w->queued, 1024) ||
+	    table_init(&w->early_d, 256) || table_init(&w->early_q, 256)) {
 		watch_free(w);
 		return NULL;
 	}
@@ -169,8 +173,20 @@ void watch_free(watch *w)
 		return;
 	free(w->issued.v);
 	free(w->queued.v);
+	free(w->early_d.v);
+	free(w->early_q.v);
 	free(w->rules);
 	free(w);
+}
+
+uint32_t watch_actions(const watch *w)
+{
+	uint32_t m = 0;
+	if (w->want_d)
+		m |= 1u << __BLK_TA_ISSUE | 1u << __BLK_TA_REQUEUE | 1u << __BLK_TA_COMPLETE;
+	if (w->want_q)
+		m |= 1u << __BLK_TA_QUEUE | 1u << __BLK_TA_COMPLETE;
+	return w->want_idle ? 0 : m; /* idle: any IO event ends a gap */
 }
 
 size_t watch_inflight(const watch *w)
@@ -205,29 +221,46 @@ bool watch_event(watch *w, const br_event *ev, watch_hit *hit)
 		w->swept = ev->time;
 		rebuild(&w->issued, w->issued.cap, ev->time);
 		rebuild(&w->queued, w->queued.cap, ev->time);
+		rebuild(&w->early_d, w->early_d.cap, ev->time);
+		rebuild(&w->early_q, w->early_q.cap, ev->time);
 	}
 	uint64_t key = key_of(ev->device, ev->sector), then;
 	switch (ev->action & 0xffff) {
 	case __BLK_TA_QUEUE:
-		if (w->want_q)
+		if (w->want_q && !(take(&w->early_q, key, &then) && then >= ev->time))
 			put(&w->queued, key, ev->time);
+		else if (w->want_q && !fired)
+			fired = fire(w, WATCH_Q2C, then - ev->time, then, ev, hit);
 		break;
 	case __BLK_TA_ISSUE:
-		if (w->want_d) {
-			put(&w->issued, key, ev->time);
+		if (!w->want_d)
+			break;
+		if (take(&w->early_d, key, &then) && then >= ev->time) {
 			if (!fired)
-				fired = fire(w, WATCH_INFLIGHT, w->issued.live, ev->time, ev, hit);
+				fired = fire(w, WATCH_D2C, then - ev->time, then, ev, hit);
+			break;
 		}
+		put(&w->issued, key, ev->time);
+		if (!fired)
+			fired = fire(w, WATCH_INFLIGHT, w->issued.live, ev->time, ev, hit);
 		break;
 	case __BLK_TA_REQUEUE:
 		if (w->want_d)
 			take(&w->issued, key, &then);
 		break;
 	case __BLK_TA_COMPLETE:
-		if (w->want_d && take(&w->issued, key, &then) && !fired && ev->time >= then)
-			fired = fire(w, WATCH_D2C, ev->time - then, ev->time, ev, hit);
-		if (w->want_q && take(&w->queued, key, &then) && !fired && ev->time >= then)
-			fired = fire(w, WATCH_Q2C, ev->time - then, ev->time, ev, hit);
+		if (w->want_d) {
+			if (!take(&w->issued, key, &then))
+				put(&w->early_d, key, ev->time);
+			else if (!fired && ev->time >= then)
+				fired = fire(w, WATCH_D2C, ev->time - then, ev->time, ev, hit);
+		}
+		if (w->want_q) {
+			if (!take(&w->queued, key, &then))
+				put(&w->early_q, key, ev->time);
+			else if (!fired && ev->time >= then)
+				fired = fire(w, WATCH_Q2C, ev->time - then, ev->time, ev, hit);
+		}
 		break;
 	}
 	return fired;

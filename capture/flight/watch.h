@@ -1,10 +1,13 @@
 /* watch.h — the flight recorder's trigger rules (--trigger-on), evaluated
- * on the capture's merged, time-ordered stream of events:
+ * on the capture's events:
  *   d2c>TIME      a request's completion came TIME or more after its issue
  *   q2c>TIME      ... after it was queued
  *   inflight>N    more than N requests issued and not completed
  *   idle>TIME     no IO event for TIME (seen when IO resumes)
- * Requests are matched by device and sector; a request whose completion is
+ * Requests are matched by device and sector, their events in any order (a
+ * bpf ring's records come as read, a CPU's later one now and then before
+ * another CPU's earlier: a completion seen first waits for its issue);
+ * idle> needs every event in time order. A request whose completion is
  * never seen (lost, or the device's) stops counting once STALE_NS old. */
 #ifndef BLKREEL_CAPTURE_FLIGHT_WATCH_H
 #define BLKREEL_CAPTURE_FLIGHT_WATCH_H
@@ -44,6 +47,11 @@ typedef struct watch_hit {
 /* One event of the merged stream; true when a rule fired (the first rule
  * in the order given, when several do). */
 bool watch_event(watch *w, const br_event *ev, watch_hit *hit);
+
+/* The actions the rules read (bits 1 << __BLK_TA_*; 0 = every one, as
+ * idle> reads): a rule sees the same whether or not the others are
+ * handed to it. */
+uint32_t watch_actions(const watch *w);
 
 /* Requests issued and not completed now. */
 size_t watch_inflight(const watch *w);

@@ -167,3 +167,42 @@ Test(flight_watch, the_first_rule_that_holds_is_named)
 	cr_expect_str_eq(hit.rule->text, "d2c>1ms");
 	watch_free(w);
 }
+
+/* A bpf ring's records come as read: another CPU's completion can come
+ * before the issue it ends. It waits for the issue: the latency is the
+ * same, nothing counts in flight, and a later request to that sector is
+ * matched afresh. */
+Test(flight_watch, a_completion_seen_before_its_issue_or_queueing_is_matched_when_that_comes)
+{
+	watch_rule r[2];
+	cr_assert_eq(watch_rule_parse("d2c>50ms", &r[0]), 0);
+	cr_assert_eq(watch_rule_parse("q2c>70ms", &r[1]), 0);
+	watch *w = watch_new(r, 2);
+	cr_assert(w);
+	watch_hit hit;
+	br_event c = io(1100 * MS, __BLK_TA_COMPLETE, 64), d = io(1040 * MS, __BLK_TA_ISSUE, 64),
+		 q = io(1000 * MS, __BLK_TA_QUEUE, 64);
+	cr_expect_not(watch_event(w, &c, &hit), "a completion alone fired");
+	cr_expect_eq(watch_inflight(w), 0);
+	cr_expect(watch_event(w, &d, &hit), "d2c 60 ms with the completion first did not fire");
+	cr_expect_eq(hit.rule->kind, WATCH_D2C);
+	cr_expect_eq(hit.value, 60 * MS);
+	cr_expect_eq(hit.time, 1100 * MS, "fired at %llu, want the completion's time", (unsigned long long)hit.time);
+	cr_expect_eq(watch_inflight(w), 0, "the issue matched counts in flight");
+	cr_expect(watch_event(w, &q, &hit), "q2c 100 ms with the completion first did not fire");
+	cr_expect_eq(hit.rule->kind, WATCH_Q2C);
+	cr_expect_eq(hit.value, 100 * MS);
+	/* the same sector again, in order and quick: no stale match */
+	br_event d2 = io(2000 * MS, __BLK_TA_ISSUE, 64), c2 = io(2001 * MS, __BLK_TA_COMPLETE, 64);
+	cr_expect_not(watch_event(w, &d2, &hit));
+	cr_expect_eq(watch_inflight(w), 1);
+	cr_expect_not(watch_event(w, &c2, &hit), "a 1 ms request fired");
+	cr_expect_eq(watch_inflight(w), 0);
+	/* a completion left from before (its issue not traced) does not pair
+	 * with a later issue of that sector */
+	br_event old_c = io(3000 * MS, __BLK_TA_COMPLETE, 128), late_d = io(3500 * MS, __BLK_TA_ISSUE, 128);
+	cr_expect_not(watch_event(w, &old_c, &hit));
+	cr_expect_not(watch_event(w, &late_d, &hit), "an issue after an unmatched completion fired");
+	cr_expect_eq(watch_inflight(w), 1);
+	watch_free(w);
+}

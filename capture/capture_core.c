@@ -349,6 +349,17 @@ static void write_status_file(cap_capture *s, const char *line)
 		unlink(tmp);
 }
 
+/* The trace time up to which the flight ring holds everything: the last
+ * event written, or in a raw ring (events made only when a trigger's file
+ * is) the last drain less the reorder window. */
+static uint64_t flight_written(const cap_capture *s, const cap_sink_stats *st)
+{
+	if (!s->raw_ring)
+		return st->last_time;
+	uint64_t now = cap_sink_raw_now(s->sink);
+	return now > CAP_REORDER_WINDOW_NS ? now - CAP_REORDER_WINDOW_NS : 0;
+}
+
 /* What a running capture is asked for: SIGUSR1 (a flight trigger), SIGUSR2
  * (a status line), SIGHUP with --rotate or --flight (the next file), a
  * flight trigger's window complete, the status file's second. */
@@ -356,9 +367,12 @@ static int handle_requests(cap_capture *s, uint64_t now, br_error *err)
 {
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
+	if (s->raw_ring && st.recorded)
+		cap_flight_seen(s->flight, now);
 	if (cap_signal_take(SIGUSR1)) {
-		if (s->flight && st.written)
-			cap_flight_trigger(s->flight, st.last_time, "SIGUSR1");
+		/* a raw ring's records carry the drains' clock: the trigger is now */
+		if (s->flight && (st.written || st.recorded))
+			cap_flight_trigger(s->flight, s->raw_ring ? now : st.last_time, "SIGUSR1");
 		else
 			tool_say(PROG, "SIGUSR1 ignored: %s", s->flight ? "nothing traced yet" : "not a --flight capture");
 	}
@@ -380,7 +394,7 @@ static int handle_requests(cap_capture *s, uint64_t now, br_error *err)
 			return rc;
 	}
 	if (s->flight)
-		return cap_flight_poll(s->flight, s->sink, s->out.rotate, st.last_time, false, err);
+		return cap_flight_poll(s->flight, s->sink, s->out.rotate, flight_written(s, &st), false, err);
 	return 0;
 }
 
@@ -539,8 +553,10 @@ static void summary(cap_capture *s, double secs)
 	uint64_t total;
 	br_format_bytes(s->bytes_written, bytes, sizeof bytes);
 	drops_text(s, s->bad, drops, sizeof drops, &total);
-	fprintf(stderr, "blkreel-capture: %s backend, %.2f s: %llu events (%llu process names",
-		s->be->name, secs, (unsigned long long)st.written, (unsigned long long)st.names);
+	/* a raw ring's events are made only for a trigger's file: recorded */
+	fprintf(stderr, "blkreel-capture: %s backend, %.2f s: %llu events%s (%llu process names",
+		s->be->name, secs, (unsigned long long)(s->raw_ring ? st.recorded : st.written),
+		s->raw_ring ? " recorded" : "", (unsigned long long)st.names);
 	if (st.filtered)
 		fprintf(stderr, ", %llu filtered out", (unsigned long long)st.filtered);
 	if (st.late)
@@ -622,16 +638,24 @@ int cap_capture_open(cap_capture *s)
 	/* To a file, a backend that can spools its records raw while tracing
 	 * and the events are made after it (raw_spool.h). */
 	uint8_t header[512];
-	size_t hlen = s->out.spooling && s->be->raw_header ? s->be->raw_header(s->st, header, sizeof header) : 0;
+	bool flight_raw = cli->flight_ns && s->out.rotate;
+	size_t hlen = (s->out.spooling || flight_raw) && s->be->raw_header ?
+			      s->be->raw_header(s->st, header, sizeof header) : 0;
 	if (hlen) {
-		if (cap_spool_append(s->out.spool, header, hlen, NULL, 0, 0, 0, &err)) {
+		/* --flight: the ring's files hold the raw records too; a trigger's
+		 * file is made from them (nothing is decoded while tracing but what
+		 * the --trigger-on rules read) */
+		int rc = flight_raw ? cap_rotate_set_raw_header(s->out.rotate, header, hlen, &err) :
+				      cap_spool_append(s->out.spool, header, hlen, NULL, 0, 0, 0, &err);
+		if (rc) {
 			tool_say_error(PROG, NULL, &err);
 			release_backend(s);
 			cap_outputs_abort(&s->out);
 			cap_kstate_forget_spool(&s->ks);
 			return 1;
 		}
-		s->out.raw = true;
+		s->out.raw = !flight_raw;
+		s->raw_ring = flight_raw;
 	}
 	cap_sink_opts so = {
 		.cfg = &s->cfg,
@@ -644,6 +668,7 @@ int cap_capture_open(cap_capture *s)
 		.nout = s->out.nlive,
 		.spool = s->out.raw ? NULL : s->out.spool,
 		.raw = s->out.raw ? s->out.spool : NULL,
+		.raw_ring = s->raw_ring,
 		.window_ns = CAP_REORDER_WINDOW_NS,
 		.rotate = s->out.rotate,
 		.file_note = s->out.rotate ? file_note : NULL,
@@ -659,8 +684,13 @@ int cap_capture_open(cap_capture *s)
 			cap_kstate_forget_spool(&s->ks);
 			return 1;
 		}
-		so.observe = flight_observe;
-		so.observe_arg = s->flight;
+		/* a raw ring decodes records only for rules (cap_flight_seen
+		 * keeps the trace's start without them) */
+		if (!s->raw_ring || cli->nrules) {
+			so.observe = flight_observe;
+			so.observe_arg = s->flight;
+			so.observe_actions = cap_flight_actions(s->flight);
+		}
 	}
 	if (cap_sink_new(&s->sink, &so, &err)) {
 		tool_say_error(PROG, NULL, &err);
@@ -726,7 +756,7 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 	if (s->flight) {
 		cap_sink_stats fst;
 		cap_sink_stats_get(s->sink, &fst);
-		if (cap_flight_poll(s->flight, s->sink, s->out.rotate, fst.last_time, true, &err)) {
+		if (cap_flight_poll(s->flight, s->sink, s->out.rotate, flight_written(s, &fst), true, &err)) {
 			tool_say_error(PROG, "writing the flight recorder's file", &err);
 			ok = false;
 		}

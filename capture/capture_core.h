@@ -53,6 +53,7 @@ typedef struct cap_capture {
 	uint64_t unwritten;     /* events not written for want of room (at the end) */
 	bool out_of_room;       /* the capture stopped for want of room */
 	cap_flight *flight;     /* --flight */
+	bool raw_ring;          /* --flight: its ring holds the backend's raw records */
 	uint64_t status_at;     /* when the status file was last written (monotonic ns) */
 	uint64_t status_events; /* events then, for the rate */
 } cap_capture;

@@ -103,6 +103,9 @@ typedef struct bpf_state {
 	cap_dev_check check;
 	bool checking;
 	uint32_t named_pids[256]; /* raw: pid + 1 of pids whose name is in the spool (a cache) */
+	unsigned named_epoch;     /* the sink's name epoch the cache is of (a flight ring's file) */
+	bool watching;            /* raw: the sink's rules read records' events (--trigger-on) */
+	uint32_t watch_actions;   /* of these actions (bits 1 << __BLK_TA_*; 0 = all) */
 	uint32_t last_pid;        /* raw: the pid of the walk's last record */
 	_Alignas(8) uint8_t scratch[BPF_BATCH_MAX]; /* raw: the batch as spooled */
 #ifdef BLKREEL_TEST_HOOKS
@@ -299,11 +302,19 @@ static int to_sink(void *arg, const br_event *ev, br_error *err)
  * has it (a small cache keeps this off most records). */
 static int raw_record(void *arg, const void *rec, size_t size, br_error *err)
 {
-	(void)size;
 	bpf_state *st = arg;
 	const struct bcr_event *r = rec;
 	if (r->kind == BCR_COMPLETE)
 		cap_dev_check_record_at(&st->check, r->dev);
+	if (st->watching) { /* --flight --trigger-on: the rules read the event it makes */
+		br_event ev;
+		uint8_t pdu[16];
+		if (bpf_record_event(st->dec, rec, size, st->watch_actions, &ev, pdu)) {
+			int rc = cap_sink_watch_push(st->sink, &ev, err);
+			if (rc)
+				return rc;
+		}
+	}
 	if (r->pid == st->last_pid)
 		return 0;
 	st->last_pid = r->pid;
@@ -604,6 +615,12 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 #ifdef BLKREEL_TEST_HOOKS
 	st->raw = st->raw && hooks_allow_raw(st);
 #endif
+	st->watching = st->raw && cap_sink_raw_watching(sink, &st->watch_actions);
+	if (st->raw && cap_sink_name_epoch(sink) != st->named_epoch) {
+		/* a new file of a flight ring: it names its pids again */
+		memset(st->named_pids, 0, sizeof st->named_pids);
+		st->named_epoch = cap_sink_name_epoch(sink);
+	}
 	uint64_t flushed_before = flush_stages(st);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)

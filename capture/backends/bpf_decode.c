@@ -123,6 +123,15 @@ static bool expand(const bpf_decoder *d, const void *data, size_t size, br_event
 	return true;
 }
 
+bool bpf_record_event(const bpf_decoder *d, const void *rec, size_t size, uint32_t actions, br_event *ev,
+		      uint8_t pdu[16])
+{
+	const struct bcr_event *r = rec;
+	if (actions && (r->kind >= BCR_NKINDS || !(actions & 1u << (d->actions[r->kind] & 31))))
+		return false;
+	return expand(d, rec, size, ev, pdu);
+}
+
 static int emit_record(const bpf_decoder *d, const void *data, size_t size, bpf_emit_fn fn, void *arg, bpf_bad *bad,
 		size_t at, br_error *err)
 {

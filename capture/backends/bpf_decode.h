@@ -77,6 +77,13 @@ int bpf_decode_round(bpf_decoder *d, uint64_t flushed_before, const uint8_t *flu
 /* Everything still held, in order (end of a spool cut short). */
 int bpf_decode_finish(bpf_decoder *d, bpf_emit_fn fn, void *arg, br_error *err);
 
+/* One record the walk kept as the event it makes (no holding back, no
+ * order), when its action is in actions (bits 1 << __BLK_TA_*; 0 = any):
+ * pdu is its payload's room. false: another action, or a kind or device
+ * not known. */
+bool bpf_record_event(const bpf_decoder *d, const void *rec, size_t size, uint32_t actions, br_event *ev,
+		      uint8_t pdu[16]);
+
 /* Size of a record of this kind (32, or 48 with a payload). */
 size_t bpf_record_size(unsigned kind);
 

@@ -129,6 +129,19 @@ void cap_flight_event(cap_flight *f, const br_event *ev)
 	trigger_at(f, hit.time, why);
 }
 
+uint32_t cap_flight_actions(const cap_flight *f)
+{
+	return f->watch ? watch_actions(f->watch) : 0;
+}
+
+void cap_flight_seen(cap_flight *f, uint64_t time)
+{
+	if (!f->any) {
+		f->any = true;
+		f->first_time = time;
+	}
+}
+
 void cap_flight_trigger(cap_flight *f, uint64_t now_ns, const char *why)
 {
 	trigger_at(f, now_ns, why);

@@ -35,8 +35,16 @@ typedef struct cap_flight_opts {
 int cap_flight_new(cap_flight **out, const cap_flight_opts *o, br_error *err);
 void cap_flight_free(cap_flight *f);
 
+/* The actions the rules read (bits 1 << __BLK_TA_*; 0 = all, or there
+ * are no rules): a raw ring decodes all and orders only those. */
+uint32_t cap_flight_actions(const cap_flight *f);
+
 /* Each event the capture writes (the sink's observer): the rules. */
 void cap_flight_event(cap_flight *f, const br_event *ev);
+
+/* Trace time at which recording began, when no event says it (a raw
+ * ring's events are made only for a trigger's file); the first call counts. */
+void cap_flight_seen(cap_flight *f, uint64_t time);
 
 /* A trigger from outside (SIGUSR1) at trace time now_ns: why says which. */
 void cap_flight_trigger(cap_flight *f, uint64_t now_ns, const char *why);

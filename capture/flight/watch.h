@@ -4,11 +4,11 @@
  *   q2c>TIME      ... after it was queued
  *   inflight>N    more than N requests issued and not completed
  *   idle>TIME     no IO event for TIME (seen when IO resumes)
- * Requests are matched by device and sector, their events in any order (a
- * bpf ring's records come as read, a CPU's later one now and then before
- * another CPU's earlier: a completion seen first waits for its issue);
- * idle> needs every event in time order. A request whose completion is
- * never seen (lost, or the device's) stops counting once STALE_NS old. */
+ * Events come in time order but for a few (a bpf CPU's record read before
+ * older ones of its stage): requests are matched by device and sector, their
+ * events in any order (a completion seen first waits for its issue). A
+ * request whose completion is never seen (lost, or the device's) stops
+ * counting once STALE_NS old. */
 #ifndef BLKREEL_CAPTURE_FLIGHT_WATCH_H
 #define BLKREEL_CAPTURE_FLIGHT_WATCH_H
 

@@ -105,6 +105,16 @@ static int read_header(conv *c, br_error *err)
 		return rc < 0 ? rc : damaged(c, c->have, err, "header cut short");
 	uint32_t devs[BCR_MAX_DEVS];
 	memcpy(devs, c->buf + sizeof h, 4 * h.ndevices);
+	if (c->dec) { /* a later file of a ring: the same capture's */
+		bool same = h.ncpu == c->cfg.ncpu && h.ndevices == c->cfg.ndevices &&
+			    (bool)(h.flags & RAW_STAGING) == c->staging;
+		for (unsigned i = 0; same && i < h.ndevices; i++)
+			same = c->cfg.devices[i].dev == devs[i];
+		if (!same)
+			return damaged(c, 16, err, "header of another capture than the file before it");
+		c->off = h.header_bytes;
+		return 0;
+	}
 	c->cfg.ncpu = h.ncpu;
 	c->cfg.ndevices = h.ndevices;
 	c->cfg.act_mask = 0xffff;
@@ -185,11 +195,8 @@ static int frame(conv *c, const raw_frame *f, const uint8_t *p, size_t at, br_er
 	}
 }
 
-static int convert(conv *c, br_writer *const *out, unsigned n, br_error *err)
+static int new_sink(conv *c, br_writer *const *out, unsigned n, cap_record_fn record, void *arg, br_error *err)
 {
-	int rc = read_header(c, err);
-	if (rc)
-		return rc;
 	cap_sink_opts so = {
 		.cfg = &c->cfg,
 		.sequence = true,
@@ -198,11 +205,18 @@ static int convert(conv *c, br_writer *const *out, unsigned n, br_error *err)
 		.out = { n > 0 ? out[0] : NULL, n > 1 ? out[1] : NULL },
 		.nout = n > 2 ? 2 : n,
 		.window_ns = CAP_REORDER_WINDOW_NS,
+		.record = record,
+		.record_arg = arg,
 	};
 	if (!(c->names = cap_names_new()))
 		return br_error_set(err, BR_ENOMEM, 0, c->path, -1, "out of memory");
-	if ((rc = cap_sink_new(&c->sink, &so, err)))
-		return rc;
+	return cap_sink_new(&c->sink, &so, err);
+}
+
+/* The frames of the open file, up to its end or a torn last frame. */
+static int frames(conv *c, br_error *err)
+{
+	int rc;
 	for (;;) {
 		if ((rc = fill(c, sizeof(raw_frame), err)) <= 0)
 			break; /* the end, or a torn frame header */
@@ -220,35 +234,83 @@ static int convert(conv *c, br_writer *const *out, unsigned n, br_error *err)
 		if ((rc = frame(c, &f, c->buf + at + sizeof f, at, err)) < 0)
 			return rc;
 	}
-	if (rc < 0)
-		return rc;
-	/* A spool cut short (kill -9) has no final drain: everything goes. */
-	if ((rc = bpf_decode_finish(c->dec, push_event, c, err)) < 0)
-		return rc;
-	return cap_sink_drain_at(c->sink, true, 0, err);
+	return rc < 0 ? rc : 0;
+}
+
+/* Everything held goes: a spool cut short (kill -9) has no final drain. */
+static int finish(conv *c, br_error *err)
+{
+	int rc = bpf_decode_finish(c->dec, push_event, c, err);
+	return rc < 0 ? rc : cap_sink_drain_at(c->sink, true, 0, err);
+}
+
+static int open_file(conv *c, const char *path, br_error *err)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->path = path;
+	c->have = c->off = 0;
+	c->pos = c->punched = 0;
+	c->eof = false;
+	c->fd = open(path, (c->punch ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (c->fd < 0)
+		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot open the spool");
+	return 0;
+}
+
+static void conv_done(conv *c, cap_sink_stats *stats)
+{
+	cap_sink_stats st = { 0 };
+	if (c->sink)
+		cap_sink_stats_get(c->sink, &st);
+	if (stats)
+		*stats = st;
+	cap_sink_free(c->sink);
+	cap_names_free(c->names);
+	bpf_decoder_free(c->dec);
+	free(c->buf);
+	if (c->fd >= 0)
+		close(c->fd);
 }
 
 int64_t cap_raw_convert(const char *path, bool punch, br_writer *const *out, unsigned n, cap_sink_stats *stats,
 			br_error *err)
 {
-	conv c = { .path = path, .punch = punch };
-	c.fd = open(path, (punch ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (c.fd < 0)
-		return br_error_set(err, BR_ESYS, errno, path, -1, "cannot open the spool");
-	int rc = 0;
-	if (!(c.buf = malloc(CHUNK + RAW_FRAME_MAX)))
+	conv c = { .fd = -1, .punch = punch };
+	int rc = open_file(&c, path, err);
+	if (rc == 0 && !(c.buf = malloc(CHUNK + RAW_FRAME_MAX)))
 		rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
-	else
-		rc = convert(&c, out, n, err);
-	cap_sink_stats st = { 0 };
-	if (c.sink)
-		cap_sink_stats_get(c.sink, &st);
+	if (rc == 0)
+		rc = read_header(&c, err);
+	if (rc == 0)
+		rc = new_sink(&c, out, n, NULL, NULL, err);
+	if (rc == 0)
+		rc = frames(&c, err);
+	if (rc == 0)
+		rc = finish(&c, err);
+	cap_sink_stats st;
+	conv_done(&c, &st);
 	if (stats)
 		*stats = st;
-	cap_sink_free(c.sink);
-	cap_names_free(c.names);
-	bpf_decoder_free(c.dec);
-	free(c.buf);
-	close(c.fd);
+	return rc < 0 ? rc : (int64_t)st.written;
+}
+
+int64_t cap_raw_convert_files(const char *const *paths, size_t n, cap_record_fn record, void *arg, br_error *err)
+{
+	conv c = { .fd = -1 };
+	int rc = n ? 0 : br_error_set(err, BR_EINVAL, 0, NULL, -1, "no raw spool to convert");
+	if (rc == 0 && !(c.buf = malloc(CHUNK + RAW_FRAME_MAX)))
+		rc = br_error_set(err, BR_ENOMEM, 0, paths[0], -1, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if ((rc = open_file(&c, paths[i], err)) || (rc = read_header(&c, err)))
+			break;
+		if (i == 0 && (rc = new_sink(&c, NULL, 0, record, arg, err)))
+			break;
+		rc = frames(&c, err);
+	}
+	if (rc == 0)
+		rc = finish(&c, err);
+	cap_sink_stats st;
+	conv_done(&c, &st);
 	return rc < 0 ? rc : (int64_t)st.written;
 }

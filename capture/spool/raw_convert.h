@@ -25,4 +25,11 @@ bool cap_raw_spool_is(const char *path);
 int64_t cap_raw_convert(const char *path, bool punch, br_writer *const *out, unsigned n, cap_sink_stats *stats,
 			br_error *err);
 
+/* Consecutive raw spools of one capture (a flight ring's files, each with
+ * its header; the first need not start the capture) through one decoder
+ * and sink, in order: every record the sink writes (events, process
+ * names, notes) goes to record. Errors name the file and byte offset.
+ * Returns the events made or a negative br_code. */
+int64_t cap_raw_convert_files(const char *const *paths, size_t n, cap_record_fn record, void *arg, br_error *err);
+
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "blkreel/units.h"
+#include "spool/raw_convert.h"
 #include "spool/spool.h"
 #include "spool/spool_finish.h"
 
@@ -58,6 +59,8 @@ struct cap_rotate {
 	_Atomic double ratio;
 	uint64_t newest_first;   /* the newest file's first event time (the ring's clock) */
 	unsigned extracts;       /* extractions queued: the ring keeps its files meanwhile */
+	uint8_t *raw_header;     /* a raw ring: each file starts with it */
+	size_t raw_header_len;
 	int error;
 	br_error err;
 	cap_rotate_result res;
@@ -322,6 +325,36 @@ static void ring_span(cap_rotate *r, const member *job, size_t *first, size_t *e
 	*end = b;
 }
 
+/* A raw ring's files hold frames of one stream: they are converted
+ * together, from the one before the span where it is still there (a
+ * record read late, a batch the decoder held, belongs to an earlier
+ * time than the file's start). */
+static int extract_raw(cap_rotate *r, size_t first, size_t end, extract_state *x, br_error *e)
+{
+	if (first > 0)
+		first--;
+	size_t n = end - first;
+	char (*paths)[PATH_LEN] = calloc(n ? n : 1, sizeof *paths);
+	const char **v = calloc(n ? n : 1, sizeof *v);
+	int rc = 0;
+	if (!paths || !v) {
+		rc = br_error_set(e, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	} else {
+		pthread_mutex_lock(&r->mu);
+		for (size_t i = 0; i < n; i++) {
+			cap_rotate_path(paths[i], PATH_LEN, r->base, r->in_place.v[first + i].number, "spool");
+			v[i] = paths[i];
+		}
+		pthread_mutex_unlock(&r->mu);
+		int64_t got = cap_raw_convert_files(v, n, extract_record, x, e);
+		if (got < 0)
+			rc = (int)got;
+	}
+	free(paths);
+	free(v);
+	return rc;
+}
+
 static void extract(cap_rotate *r, const member *job)
 {
 	char part[PATH_LEN];
@@ -332,7 +365,9 @@ static void extract(cap_rotate *r, const member *job)
 	int rc = br_writer_open(&x.w, BR_OUT_COMPRESSED, part, &r->o.write, &e);
 	size_t first, end;
 	ring_span(r, job, &first, &end);
-	for (size_t i = first; rc == 0 && i < end; i++) {
+	if (r->raw_header && rc == 0)
+		rc = extract_raw(r, first, end, &x, &e);
+	for (size_t i = first; !r->raw_header && rc == 0 && i < end; i++) {
 		char spool[PATH_LEN];
 		pthread_mutex_lock(&r->mu);
 		unsigned number = r->in_place.v[i].number; /* kept while extracts are queued */
@@ -426,7 +461,20 @@ static int open_spool(cap_rotate *r, unsigned number, br_error *err)
 		cap_spool_no_sync(r->cur);
 #endif
 	r->cur_number = number;
+	if (r->raw_header)
+		return cap_spool_append(r->cur, r->raw_header, r->raw_header_len, NULL, 0, 0, 0, err);
 	return 0;
+}
+
+int cap_rotate_set_raw_header(cap_rotate *r, const void *header, size_t len, br_error *err)
+{
+	if (!r->o.ring || cap_spool_bytes(r->cur) != 0)
+		return br_error_set(err, BR_EINVAL, 0, NULL, -1, "a raw header goes first in a flight ring's file");
+	if (!(r->raw_header = malloc(len)))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	memcpy(r->raw_header, header, len);
+	r->raw_header_len = len;
+	return cap_spool_append(r->cur, header, len, NULL, 0, 0, 0, err);
 }
 
 int cap_rotate_open(cap_rotate **out, const cap_rotate_opts *o, br_error *err)
@@ -574,6 +622,7 @@ static void free_rotate(cap_rotate *r)
 	pthread_mutex_destroy(&r->mu);
 	free(r->queue.v);
 	free(r->in_place.v);
+	free(r->raw_header);
 	free(r);
 }
 

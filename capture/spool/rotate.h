@@ -63,6 +63,12 @@ cap_spool *cap_rotate_spool(cap_rotate *r);
  * starts the first period. */
 bool cap_rotate_due(cap_rotate *r, uint64_t time);
 
+/* --flight with a backend that spools raw records (raw_spool.h): every
+ * file of the ring starts with this header (the current one now, which
+ * must be empty) and holds raw frames; an extraction converts the files
+ * it needs through one decoder (raw_convert.h). */
+int cap_rotate_set_raw_header(cap_rotate *r, const void *header, size_t len, br_error *err);
+
 /* Close the current file's spool, queue it for finishing, open the next;
  * time: the first event the new file takes. */
 int cap_rotate_next(cap_rotate *r, uint64_t time, br_error *err);

@@ -24,6 +24,8 @@ struct cap_sink {
 	bool idle_pending;
 	uint64_t safe;            /* event times up to this are all pushed */
 	bool discard;             /* --on-full drop: count, do not write */
+	unsigned name_epoch;      /* raw ring: files started (their names are written again) */
+	uint64_t raw_now;         /* raw: the last drain's time */
 #ifdef BLKREEL_TEST_HOOKS
 	bool no_merge;            /* the bench's no_merge hook (hooks.h): written as pushed */
 #endif
@@ -138,6 +140,12 @@ static cap_spool *event_spool(cap_sink *s)
 	return s->o.rotate ? cap_rotate_spool(s->o.rotate) : s->o.spool;
 }
 
+/* Raw mode: the spool the frames go to. */
+static cap_spool *raw_spool(cap_sink *s)
+{
+	return s->o.raw_ring ? cap_rotate_spool(s->o.rotate) : s->o.raw;
+}
+
 static int write_all(cap_sink *s, const br_event *ev, br_error *err)
 {
 	cap_spool *spool = event_spool(s);
@@ -151,7 +159,7 @@ static int write_all(cap_sink *s, const br_event *ev, br_error *err)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return s->o.record ? s->o.record(s->o.record_arg, ev, err) : 0;
 }
 
 static uint32_t next_sequence(cap_sink *s, const br_event *ev)
@@ -176,6 +184,7 @@ static int next_file(cap_sink *s, uint64_t time, bool with_note, br_error *err)
 	}
 	int rc = cap_rotate_next(s->o.rotate, time, err);
 	cap_names_unannounce(s->names);
+	s->name_epoch++;
 	s->st.files++;
 	return rc;
 }
@@ -184,7 +193,7 @@ int cap_sink_new_file(cap_sink *s, bool with_note, br_error *err)
 {
 	if (!s->o.rotate || cap_spool_records(cap_rotate_spool(s->o.rotate)) == 0)
 		return 0;
-	return next_file(s, s->last_written, with_note, err);
+	return next_file(s, s->o.raw_ring ? s->raw_now : s->last_written, with_note, err);
 }
 
 void cap_sink_discard(cap_sink *s, bool on)
@@ -270,23 +279,77 @@ int cap_sink_drain(cap_sink *s, bool all, br_error *err)
 	return cap_sink_drain_at(s, all, tool_now_ns(), err);
 }
 
-int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)
+/* The merged stream's events that are safe now (all: every one), each to
+ * fn: written (emit) or, in raw mode, only observed. */
+static int pop_safe(cap_sink *s, bool all, uint64_t now, int (*fn)(cap_sink *, const br_event *, br_error *),
+		    br_error *err)
 {
-	if (s->o.raw) {
-		raw_drain d = { .now = now, .all = all };
-		int rc = cap_sink_raw_frame(s, RAW_DRAIN, &d, sizeof d, 0, err);
-		return rc ? rc : cap_spool_tick(s->o.raw, now, err);
-	}
 	note_idle(s, now);
 	uint64_t horizon = s->max_time > s->o.window_ns ? s->max_time - s->o.window_ns : 0;
 	if (s->safe > horizon)
 		horizon = s->safe;
 	const br_event *ev;
 	while (cap_merge_pop(s->merge, horizon, all, &ev)) {
-		int rc = emit(s, ev, err);
+		int rc = fn(s, ev, err);
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+static int observe_only(cap_sink *s, const br_event *ev, br_error *err)
+{
+	(void)err;
+	s->o.observe(s->o.observe_arg, ev);
+	return 0;
+}
+
+bool cap_sink_raw_watching(const cap_sink *s, uint32_t *actions)
+{
+	*actions = s->o.observe_actions;
+	return cap_sink_is_raw(s) && s->o.observe;
+}
+
+int cap_sink_watch_push(cap_sink *s, const br_event *ev, br_error *err)
+{
+	s->st.pushed++; /* every one: a read round that brought none is idle (note_idle) */
+	if (s->o.observe_actions && !br_event_is_notify(ev) &&
+	    !(s->o.observe_actions & (1u << ((ev->action & 0xffff) & 31))))
+		return 0;
+	if (s->o.filter && !wanted(s->o.cfg, ev))
+		return 0;
+	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
+	if (cap_merge_push(s->merge, stream, ev))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory queueing events (%zu queued)",
+				    cap_merge_queued(s->merge));
+	if (ev->time > s->max_time)
+		s->max_time = ev->time;
+	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_MAX_QUEUED;
+	const br_event *first;
+	if (cap_merge_queued(s->merge) > max && cap_merge_pop(s->merge, UINT64_MAX, true, &first))
+		observe_only(s, first, err);
+	return 0;
+}
+
+int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)
+{
+	if (cap_sink_is_raw(s)) {
+		raw_drain d = { .now = now, .all = all };
+		s->raw_now = now;
+		int rc = cap_sink_raw_frame(s, RAW_DRAIN, &d, sizeof d, 0, err);
+		if (rc == 0)
+			rc = cap_spool_tick(raw_spool(s), now, err);
+		/* a read round ends here: the ring's next file may start (the
+		 * records' clock, CLOCK_MONOTONIC, is the drain's) */
+		if (rc == 0 && s->o.raw_ring && cap_rotate_due(s->o.rotate, now))
+			rc = next_file(s, now, true, err);
+		if (rc == 0 && s->o.observe)
+			rc = pop_safe(s, all, now, observe_only, err);
+		return rc;
+	}
+	int rc = pop_safe(s, all, now, emit, err);
+	if (rc)
+		return rc;
 	cap_spool *spool = event_spool(s);
 	return spool ? cap_spool_tick(spool, now, err) : 0;
 }
@@ -323,7 +386,17 @@ void cap_sink_resume(cap_sink *s, const br_event *ev)
 
 bool cap_sink_is_raw(const cap_sink *s)
 {
-	return s->o.raw != NULL;
+	return s->o.raw != NULL || s->o.raw_ring;
+}
+
+unsigned cap_sink_name_epoch(const cap_sink *s)
+{
+	return s->name_epoch;
+}
+
+uint64_t cap_sink_raw_now(const cap_sink *s)
+{
+	return s->raw_now;
 }
 
 int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t len, uint64_t events,
@@ -335,7 +408,7 @@ int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t l
 	}
 	raw_frame f = { .type = type, .len = (uint32_t)len };
 	s->st.recorded += events;
-	return cap_spool_append(s->o.raw, &f, sizeof f, payload, len, raw_pad8((uint32_t)len) - len, events, err);
+	return cap_spool_append(raw_spool(s), &f, sizeof f, payload, len, raw_pad8((uint32_t)len) - len, events, err);
 }
 
 int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err)
@@ -360,7 +433,7 @@ int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err)
 
 int cap_sink_message(cap_sink *s, const char *text, br_error *err)
 {
-	if (s->o.raw)
+	if (cap_sink_is_raw(s))
 		return cap_sink_raw_frame(s, RAW_MESSAGE, text, strnlen(text, 1024), 0, err);
 	br_event ev = { 0 };
 	ev.time = s->any_written ? s->last_written : s->max_time;

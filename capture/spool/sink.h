@@ -36,6 +36,9 @@
 
 typedef struct cap_sink cap_sink;
 
+/* A record the sink writes, handed to a function (cap_sink_opts.record). */
+typedef int (*cap_record_fn)(void *arg, const br_event *ev, br_error *err);
+
 /* How far a quiet stream may hold the others back (the capture's window). */
 #define CAP_REORDER_WINDOW_NS (500ull * 1000 * 1000)
 /* And how many events the reorder buffer may hold (about 100 MiB) before
@@ -61,6 +64,11 @@ typedef struct cap_sink_opts {
 	 * drains, messages and the names of new pids become frames of this
 	 * spool, and the events are made after tracing (raw_convert.c). */
 	cap_spool *raw;
+	/* Raw mode into a flight ring (--flight, rotate.h with a raw header):
+	 * the frames go to the ring's current file instead of raw; after the
+	 * drain that ends a read round the next file starts when one is due,
+	 * and the names of pids are written again in it (cap_sink_name_epoch). */
+	bool raw_ring;
 	/* Names only from the hints pushed with the events (the raw spool's
 	 * conversion: /proc now may hold another process). */
 	bool names_from_hints;
@@ -71,9 +79,18 @@ typedef struct cap_sink_opts {
 	cap_rotate *rotate;
 	void (*file_note)(void *arg, char *buf, size_t size);
 	void *file_note_arg;
-	/* Each event written, after it is (the flight recorder's rules). */
+	/* Each event written, after it is (the flight recorder's rules). In
+	 * raw mode nothing is written while tracing: the backend hands the
+	 * sink the event of each record of the actions in observe_actions
+	 * (bits 1 << __BLK_TA_*; 0 = all) as it reads it (cap_sink_watch_push),
+	 * and the sink merges them into time order for observe. */
 	void (*observe)(void *arg, const br_event *ev);
 	void *observe_arg;
+	uint32_t observe_actions;
+	/* Every record written (events, names, notes) also goes to record
+	 * (the flight ring's conversion: its window is cut from them). */
+	cap_record_fn record;
+	void *record_arg;
 } cap_sink_opts;
 
 int cap_sink_new(cap_sink **out, const cap_sink_opts *o, br_error *err);
@@ -102,6 +119,19 @@ bool cap_sink_is_raw(const cap_sink *s);
 int cap_sink_raw_frame(cap_sink *s, unsigned type, const void *payload, size_t len, uint64_t events,
 		       br_error *err);
 int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err);
+/* Raw mode: does observe want the records' events (cap_sink_watch_push),
+ * and of which actions (*actions: bits 1 << __BLK_TA_*; 0 = all)? */
+bool cap_sink_raw_watching(const cap_sink *s, uint32_t *actions);
+/* Raw mode: the event a record read makes, for observe only (nothing is
+ * written; stream ev->cpu, whose records come in time order but for a few
+ * read early, which observe takes in any order). */
+int cap_sink_watch_push(cap_sink *s, const br_event *ev, br_error *err);
+/* Raw mode: changes each time a new file starts, whose spool must name its
+ * pids again (a backend that caches "named" forgets its cache then). */
+unsigned cap_sink_name_epoch(const cap_sink *s);
+/* Raw mode: the CLOCK_MONOTONIC time of the last drain (0 before any),
+ * the trace's clock for backends whose records carry it (bpf). */
+uint64_t cap_sink_raw_now(const cap_sink *s);
 
 /* After a kill -9, --cleanup appends what the kernel still held to the
  * spool: tell the sink a record that is in the output already, so that

@@ -15,7 +15,9 @@
 # pid->comm map); bpf-nosync (no fdatasync of the spool); bpf-tmpfs (the full capture with its
 # output and spool on /dev/shm instead of the bench's /var/tmp); perf; tracefs; blktrace;
 # bpf-rotate (--rotate 1s: events made and files compressed while tracing); bpf-flight and
-# perf-flight (--flight 30s, never triggered: the ring of spools, nothing compressed).
+# perf-flight (--flight 30s, never triggered: the ring of spools, nothing compressed; bpf's holds
+# its raw records); bpf-flight-rule and perf-flight-rule (the same with --trigger-on 'd2c>10s',
+# which never fires: what reading the rule on the live stream adds).
 # Where the full capture's cost goes (each records less than the one after it; only for measuring):
 # bpf-noring (programs do everything but write the record), bpf-discard (records read from the
 # rings and thrown away), bpf-walk (walked as the raw spool walks them, nothing spooled),
@@ -79,7 +81,9 @@ capture_args() { # capture_args MODE -> "ENV... --backend B [-a ...]"
     bpf) echo "--backend bpf" ;;
     bpf-rotate) echo "--backend bpf --rotate 1s" ;;
     bpf-flight) echo "--backend bpf --flight 30s" ;;
+    bpf-flight-rule) echo "--backend bpf --flight 30s --trigger-on d2c>10s" ;;
     perf-flight) echo "--backend perf --flight 30s" ;;
+    perf-flight-rule) echo "--backend perf --flight 30s --trigger-on d2c>10s" ;;
     bpf-ic | bpf-ic-*) echo "--backend bpf -a issue,complete" ;;
     bpf-*) echo "--backend bpf" ;;
     *) echo "--backend $1" ;;

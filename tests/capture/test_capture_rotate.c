@@ -278,6 +278,82 @@ Test(capture_rotate, rotated_set_is_io_by_io_the_unrotated_capture_of_the_same_r
 	same_run("perf");
 }
 
+/* Two captures of one run, one of them a flight recorder whose window
+ * (the 10 s before a SIGUSR1 sent once the IO is over; the ring's files
+ * are 1 s each) holds the whole run: its file is, IO by IO, the plain
+ * capture's (no event lost or doubled at the ring's seams, none lost
+ * making the events from a ring of raw records). */
+static void flight_same_run(const char *backend)
+{
+	cf_kernel_test(256);
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	char pe[600], fe[600];
+	snprintf(pe, sizeof pe, "%s/plain.err", cf.dir);
+	snprintf(fe, sizeof fe, "%s/fl.err", cf.dir);
+	pid_t p = cf_capture_bg(pe, "--backend %s --no-progress -d %s -o '%s/plain' -w 60", backend, cf.loop, cf.dir);
+	pid_t f = cf_capture_bg(fe, "--backend %s --no-progress -d %s -o '%s/fl' --flight 10s --flight-after 10s -w 60",
+				backend, cf.loop, cf.dir);
+	cr_assert(p > 0 && f > 0);
+	cf_wait_for_text(pe, "tracing loop");
+	cf_wait_for_text(fe, "tracing loop");
+	int rc = tu_runf(NULL, NULL, NULL,
+			 "fio --output=/dev/null --name=r --filename=%s --rw=randrw --direct=1 --bs=4k --iodepth=8 "
+			 "--ioengine=libaio --size=200M --runtime=3 --time_based --rate_iops=20000",
+			 cf.loop);
+	cr_expect_eq(rc, 0, "fio failed");
+	usleep(300 * 1000);
+	kill(f, SIGUSR1);
+	cf_wait_for_text(fe, "trigger SIGUSR1");
+	/* the trigger's after-window is cut short by the end: its file is
+	 * written with what there is, the capture's drops note in it */
+	kill(p, SIGINT);
+	kill(f, SIGINT);
+	int rp = cf_wait(p), rf = cf_wait(f);
+	char *ep = tu_read_text(pe), *ef = tu_read_text(fe);
+	bool ok;
+	tu_capture_unrecorded(rp, ep, &ok);
+	cr_expect(ok, "plain capture exited %d: %s", rp, ep);
+	tu_capture_unrecorded(rf, ef, &ok);
+	cr_expect(ok, "flight capture exited %d: %s", rf, ef);
+	cr_expect(strstr(ef, "in 1 files for 1 triggers") != NULL, "%s", ef);
+	const char *from = strstr(ef, "files of the ring)");
+	while (from && from > ef && from[-1] == ' ')
+		from--;
+	while (from && from > ef && from[-1] >= '0' && from[-1] <= '9')
+		from--;
+	unsigned long members = from ? strtoul(from, NULL, 10) : 0;
+	cr_expect_geq(members, 3, "%s: the file was made from %lu files of the ring (seams to cross): %s", backend,
+		      members, ef);
+	free(ep);
+	free(ef);
+	char plain[600], flight[600];
+	snprintf(plain, sizeof plain, "%s/plain.blktrace.gz", cf.dir);
+	snprintf(flight, sizeof flight, "%s/fl.flight-00001.blktrace.gz", cf.dir);
+	cr_assert_eq(tu_runf(NULL, NULL, NULL, "gzip -t '%s'", flight), 0, "%s is not whole", flight);
+	char *pp[] = { plain }, *fp[] = { flight };
+	ev_list a, b;
+	read_events(pp, 1, &a);
+	read_events(fp, 1, &b);
+	cr_expect_geq(b.notes, 1, "the flight file has no drops note");
+	expect_same_run(&a, &b, backend);
+	free(a.v);
+	free(b.v);
+	cr_expect_eq(count_files(cf.dir, "fl.ring", "spool"), 0, "the ring's files are left");
+}
+
+Test(capture_rotate, flight_file_is_io_by_io_the_plain_capture_of_the_same_run_bpf)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		cr_skip_test("no kernel BTF");
+	flight_same_run("bpf");
+}
+
+Test(capture_rotate, flight_file_is_io_by_io_the_plain_capture_of_the_same_run_perf)
+{
+	flight_same_run("perf");
+}
+
 /* --keep 3 leaves exactly the newest three files; a capture started again
  * under the same name numbers on after them and counts them for --keep. */
 Test(capture_rotate, keep_leaves_exactly_the_newest_files_and_a_new_capture_numbers_on)

@@ -8,7 +8,9 @@
  * the same times: the two outputs must be byte-identical, with the same
  * counts, late events included. Then a spool cut short (kill -9) converts
  * to a prefix, and damaged spools (wrong magic, truncated header, garbage,
- * absurd lengths, a bad record) fail with the file and byte offset. */
+ * absurd lengths, a bad record) fail with the file and byte offset. A
+ * flight ring of raw files (--flight with bpf) gives the same events as
+ * one spool, and a window cut from its middle names every process. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blkreel/reader.h"
 #include "testutil.h"
 
 /* capture/ is a tool: its modules come from its internal archive, through its headers */
@@ -25,6 +28,7 @@
 #include "../../capture/spool/names.h"
 #include "../../capture/spool/raw_convert.h"
 #include "../../capture/spool/raw_spool.h"
+#include "../../capture/spool/rotate.h"
 #include "../../capture/spool/sink.h"
 #include "../../capture/spool/spool.h"
 #include "../../capture/spool/spool_writer.h"
@@ -247,16 +251,24 @@ static void run_live(const script *s, const char *spool_path, const char *out_pa
 	cr_assert_eq(br_writer_close(w, &err), 0);
 }
 
-static void write_header(cap_spool *sp)
+/* The raw spool's header for the script's CPUs and devices: its length. */
+static size_t make_header(uint8_t h[64])
 {
-	uint8_t h[64] = { 0 };
+	memset(h, 0, 64);
 	raw_header rh = { .header_bytes = raw_pad8(sizeof rh + 4 * NDEV), .version = RAW_VERSION, .ncpu = NCPU,
 			  .ndevices = NDEV, .flags = RAW_STAGING };
 	memcpy(rh.magic, RAW_MAGIC, RAW_MAGIC_LEN);
 	memcpy(h, &rh, sizeof rh);
 	memcpy(h + sizeof rh, devs, sizeof devs);
+	return rh.header_bytes;
+}
+
+static void write_header(cap_spool *sp)
+{
+	uint8_t h[64];
+	size_t len = make_header(h);
 	br_error err;
-	cr_assert_eq(cap_spool_append(sp, h, rh.header_bytes, NULL, 0, 0, 0, &err), 0);
+	cr_assert_eq(cap_spool_append(sp, h, len, NULL, 0, 0, 0, &err), 0);
 }
 
 static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
@@ -266,18 +278,26 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 	return cap_sink_raw_pid(arg, ((const struct bcr_event *)rec)->pid, &named, err);
 }
 
-/* The raw path while tracing: what backend_bpf.c's spool_raw and read do with a raw sink. */
-static unsigned record_raw(const script *s, const char *spool_path, unsigned upto_rounds, bool final)
+/* The raw path while tracing: what backend_bpf.c's spool_raw and read do
+ * with a raw sink, into one spool or (ring) a flight ring's files. */
+static unsigned record_raw_to(const script *s, const char *spool_path, cap_rotate *ring, unsigned upto_rounds,
+			      bool final)
 {
 	unsigned nbad = 0;
 	static _Alignas(8) uint8_t scratch[BPF_BATCH_MAX];
 	cap_config cfg = test_cfg();
 	br_error err;
-	cap_spool *sp;
-	cr_assert_eq(cap_spool_open(&sp, spool_path, false, &err), 0, "%s", err.msg);
-	write_header(sp);
+	cap_spool *sp = NULL;
+	if (ring) {
+		uint8_t h[64];
+		size_t len = make_header(h);
+		cr_assert_eq(cap_rotate_set_raw_header(ring, h, len, &err), 0, "%s", err.msg);
+	} else {
+		cr_assert_eq(cap_spool_open(&sp, spool_path, false, &err), 0, "%s", err.msg);
+		write_header(sp);
+	}
 	cap_sink_opts so = { .cfg = &cfg, .sequence = true, .names = true, .comm = fake_comm, .raw = sp,
-			     .window_ns = CAP_REORDER_WINDOW_NS };
+			     .raw_ring = ring != NULL, .rotate = ring, .window_ns = CAP_REORDER_WINDOW_NS };
 	cap_sink *sink;
 	cr_assert_eq(cap_sink_new(&sink, &so, &err), 0);
 	cr_assert(cap_sink_is_raw(sink));
@@ -319,9 +339,17 @@ static unsigned record_raw(const script *s, const char *spool_path, unsigned upt
 	cap_sink_stats st;
 	cap_sink_stats_get(sink, &st);
 	cr_expect_gt(st.recorded, 0);
+	if (ring)
+		cr_expect_geq(st.files, 4, "the ring started %u files: too few seams to test", st.files);
 	cap_sink_free(sink);
-	cr_assert_eq(cap_spool_close(sp, &err), 0);
+	if (sp)
+		cr_assert_eq(cap_spool_close(sp, &err), 0);
 	return nbad;
+}
+
+static unsigned record_raw(const script *s, const char *spool_path, unsigned upto_rounds, bool final)
+{
+	return record_raw_to(s, spool_path, NULL, upto_rounds, final);
 }
 
 static int64_t convert_to(const char *spool_path, const char *out_path, cap_sink_stats *st, br_error *err)
@@ -543,4 +571,123 @@ Test(raw_spool, an_empty_spool_after_its_header_converts_to_nothing)
 	cap_sink_stats st;
 	int64_t got = convert_to(tu_path("empty.spool"), tu_path("empty.bin"), &st, &err);
 	cr_expect_eq(got, 0, "%lld events from an empty spool (%s)", (long long)got, err.msg);
+}
+
+typedef struct io_rec {
+	uint64_t time, sector;
+	uint32_t action, device, pid, cpu;
+	bool named;
+} io_rec;
+
+/* The IO events of a file (notes left out), and whether each one's
+ * process has a name there. */
+static size_t read_ios(const char *path, io_rec *v, size_t cap)
+{
+	br_reader *r;
+	br_error err;
+	const char *paths[] = { path };
+	cr_assert_eq(br_reader_open(&r, paths, 1, NULL, &err), 0, "%s: %s", path, err.msg);
+	br_event ev;
+	size_t n = 0;
+	int rc;
+	while ((rc = br_reader_next(r, &ev, &err)) == 1) {
+		if (br_event_is_notify(&ev))
+			continue;
+		cr_assert_lt(n, cap);
+		v[n++] = (io_rec){ ev.time, ev.sector, ev.action, ev.device, ev.pid, ev.cpu, ev.comm && ev.comm[0] };
+	}
+	cr_assert_eq(rc, 0, "%s: %s", path, err.msg);
+	br_reader_close(r);
+	return n;
+}
+
+static int cmp_rec(const void *x, const void *y)
+{
+	const io_rec *a = x, *b = y;
+#define CMP(f) if (a->f != b->f) return a->f < b->f ? -1 : 1
+	CMP(time);
+	CMP(cpu);
+	CMP(action);
+	CMP(sector);
+	CMP(device);
+	CMP(pid);
+#undef CMP
+	return 0;
+}
+
+/* The script with the drains on the records' clock, as bpf's are
+ * (CLOCK_MONOTONIC both): the ring is cut at drains, a window by event time. */
+static void on_one_clock(script *s)
+{
+	uint64_t t0 = 1000000000ull;
+	for (unsigned i = 0; i < s->n; i++)
+		s->r[i].now = t0 + i * 60000000ull + 30000000ull;
+	s->end_now = t0 + 41 * 60000000ull;
+}
+
+Test(raw_spool, a_flight_ring_of_raw_files_gives_the_events_of_one_spool_and_names_them_in_any_window)
+{
+	static script s;
+	build(&s, false);
+	on_one_clock(&s);
+	record_raw(&s, tu_path("one.spool"), s.n, true);
+	br_error err;
+	cap_sink_stats st;
+	char msg[1200];
+	br_writer *w;
+	cr_assert_eq(br_writer_open(&w, BR_OUT_COMPRESSED, tu_path("one.gz"), NULL, &err), 0);
+	cr_assert_geq(cap_raw_convert(tu_path("one.spool"), false, &w, 1, &st, &err), 0, "%s",
+		      br_error_format(&err, msg, sizeof msg));
+	cr_assert_eq(br_writer_close(w, &err), 0);
+
+	/* the ring: a file every 300 ms of the drains' clock (5 rounds), none removed */
+	cap_rotate_opts ro = { .base = tu_path("fl.ring"), .period_ns = 300000000ull, .ring = true,
+			       .keep_ns = UINT64_MAX / 2 };
+	cap_rotate *ring;
+	cr_assert_eq(cap_rotate_open(&ring, &ro, &err), 0, "%s", err.msg);
+	record_raw_to(&s, NULL, ring, s.n, true);
+	uint64_t from = 1000000000ull + 16 * 60000000ull; /* round 16 on: the window starts mid-ring */
+	cr_assert_eq(cap_rotate_extract(ring, 0, UINT64_MAX, tu_path("all.gz"), "blkreel: flight trigger test",
+					1000000000ull, &err), 0);
+	cr_assert_eq(cap_rotate_extract(ring, from, UINT64_MAX, tu_path("part.gz"), "blkreel: flight trigger test",
+					from, &err), 0);
+	cap_rotate_result res;
+	cr_assert_eq(cap_rotate_close(ring, &res, &err), 0, "%s", br_error_format(&err, msg, sizeof msg));
+	cr_expect_eq(res.extracted, 2);
+
+	static io_rec one[8192], all[8192], part[8192];
+	size_t n1 = read_ios(tu_path("one.gz"), one, 8192), na = read_ios(tu_path("all.gz"), all, 8192),
+	       np = read_ios(tu_path("part.gz"), part, 8192);
+	cr_expect_gt(n1, 500, "the script made %zu events: test is void", n1);
+	/* the whole ring: the one spool's events, in the same order */
+	cr_expect_eq(na, n1, "the ring gave %zu events, the one spool %zu", na, n1);
+	size_t same = 0;
+	while (same < n1 && same < na && cmp_rec(&one[same], &all[same]) == 0 && one[same].named == all[same].named)
+		same++;
+	cr_expect_eq(same, n1, "the ring's events differ from the one spool's from event %zu", same);
+	/* a window from the middle: the one spool's events of that time (the
+	 * ring's files start one before it: nothing of the window is missing),
+	 * each process named as in the whole file */
+	size_t want = 0;
+	for (size_t i = 0; i < n1; i++)
+		if (one[i].time >= from)
+			one[want++] = one[i];
+	qsort(one, want, sizeof *one, cmp_rec);
+	qsort(part, np, sizeof *part, cmp_rec);
+	cr_expect_eq(np, want, "the window holds %zu events, the one spool %zu of that time", np, want);
+	size_t i = 0;
+	while (i < np && i < want && cmp_rec(&one[i], &part[i]) == 0)
+		i++;
+	cr_expect_eq(i, want, "the window differs from the one spool's events of its time at %zu", i);
+	size_t unnamed = 0;
+	for (size_t k = 0; k < np; k++)
+		if (part[k].pid >= PID0 && part[k].pid < PID0 + 4 && !part[k].named)
+			unnamed++;
+	cr_expect_eq(unnamed, 0, "%zu events of named processes have no name in the window's file", unnamed);
+	char pat[1100];
+	snprintf(pat, sizeof pat, "ls '%s'.* 2>/dev/null | grep -c spool", tu_path("fl.ring"));
+	char *out = NULL;
+	tu_runf(&out, NULL, NULL, "%s", pat);
+	cr_expect(out && atoi(out) == 0, "ring files left: %s", out ? out : "");
+	free(out);
 }

@@ -147,13 +147,23 @@ void cap_flight_trigger(cap_flight *f, uint64_t now_ns, const char *why)
 	trigger_at(f, now_ns, why);
 }
 
+/* The ring keeps what the oldest trigger waiting needs, however late its
+ * window completes (a capture held off the CPU). */
+static void hold(const cap_flight *f, cap_rotate *ring)
+{
+	uint64_t t = f->nq ? f->q[0].time : UINT64_MAX;
+	cap_rotate_hold(ring, t == UINT64_MAX ? t : t > f->o.before_ns ? t - f->o.before_ns : 0);
+}
+
 int cap_flight_poll(cap_flight *f, cap_sink *sink, cap_rotate *ring, uint64_t written_ns, bool end, br_error *err)
 {
 	uint64_t wall = tool_now_ns();
 	while (f->nq) {
 		pending *p = &f->q[0];
-		if (!end && written_ns < p->time + f->o.after_ns && wall < p->deadline)
+		if (!end && written_ns < p->time + f->o.after_ns && wall < p->deadline) {
+			hold(f, ring);
 			return 0;
+		}
 		/* the ring's file being written holds the window's end: it is
 		 * closed first, so the output is made after it (at the end without
 		 * a note: the capture's last drops note is in it already) */
@@ -175,6 +185,7 @@ int cap_flight_poll(cap_flight *f, cap_sink *sink, cap_rotate *ring, uint64_t wr
 		memmove(f->q, f->q + 1, (f->nq - 1) * sizeof *f->q);
 		f->nq--;
 	}
+	hold(f, ring);
 	return 0;
 }
 

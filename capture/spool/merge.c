@@ -107,5 +107,18 @@ bool cap_merge_pop(cap_merge *m, uint64_t horizon, bool all, const br_event **ou
 	return true;
 }
 
+bool cap_merge_earliest(const cap_merge *m, uint64_t *time)
+{
+	bool any = false;
+	for (unsigned s = 0; s < m->n; s++) {
+		const fifo *f = &m->q[s];
+		if (f->len && (!any || f->items[f->head].ev.time < *time)) {
+			*time = f->items[f->head].ev.time;
+			any = true;
+		}
+	}
+	return any;
+}
+
 size_t cap_merge_queued(const cap_merge *m) { return m->queued; }
 size_t cap_merge_peak(const cap_merge *m) { return m->peak; }

@@ -37,6 +37,9 @@ int cap_merge_push(cap_merge *m, unsigned stream, const br_event *ev);
  * valid until the next pop. Returns false when nothing may go yet. */
 bool cap_merge_pop(cap_merge *m, uint64_t horizon, bool all, const br_event **out);
 
+/* The earliest time queued (a stream's head); false when none is. */
+bool cap_merge_earliest(const cap_merge *m, uint64_t *time);
+
 /* Events queued now, and the most ever queued at once. */
 size_t cap_merge_queued(const cap_merge *m);
 size_t cap_merge_peak(const cap_merge *m);

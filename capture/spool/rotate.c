@@ -59,6 +59,7 @@ struct cap_rotate {
 	_Atomic double ratio;
 	uint64_t newest_first;   /* the newest file's first event time (the ring's clock) */
 	unsigned extracts;       /* extractions queued: the ring keeps its files meanwhile */
+	uint64_t hold_from;      /* and the files that may hold events from this time on */
 	uint8_t *raw_header;     /* a raw ring: each file starts with it */
 	size_t raw_header_len;
 	int error;
@@ -172,8 +173,10 @@ static uint64_t in_place_bytes(const cap_rotate *r)
  * Called with mu held. */
 static void enforce_ring(cap_rotate *r)
 {
-	while (!r->extracts && r->in_place.n >= 2 &&
-	       r->in_place.v[1].first_time + r->o.keep_ns < r->newest_first) {
+	/* the oldest goes once the one after it starts before the window and
+	 * before any time held: everything the oldest has is older */
+	while (!r->extracts && r->in_place.n >= 2 && r->in_place.v[1].first_time + r->o.keep_ns < r->newest_first &&
+	       r->in_place.v[1].first_time <= r->hold_from) {
 		char path[PATH_LEN];
 		cap_rotate_path(path, sizeof path, r->base, r->in_place.v[0].number, "spool");
 		unlink(path);
@@ -487,6 +490,7 @@ int cap_rotate_open(cap_rotate **out, const cap_rotate_opts *o, br_error *err)
 	snprintf(r->base, sizeof r->base, "%s", o->base);
 	r->o.base = r->base;
 	atomic_init(&r->ratio, FIRST_RATIO);
+	r->hold_from = UINT64_MAX;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	unsigned highest;
@@ -554,6 +558,13 @@ int cap_rotate_next(cap_rotate *r, uint64_t time, br_error *err)
 	r->cur_first = time;
 	int orc = open_spool(r, r->cur_number + 1, rc ? &(br_error){ 0 } : err);
 	return rc ? rc : orc;
+}
+
+void cap_rotate_hold(cap_rotate *r, uint64_t from_ns)
+{
+	pthread_mutex_lock(&r->mu);
+	r->hold_from = from_ns;
+	pthread_mutex_unlock(&r->mu);
 }
 
 int cap_rotate_extract(cap_rotate *r, uint64_t from_ns, uint64_t to_ns, const char *out, const char *note,

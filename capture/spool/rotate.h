@@ -77,6 +77,11 @@ int cap_rotate_next(cap_rotate *r, uint64_t time, br_error *err);
  * earlier ones' it keeps), the spools, what is being compressed. */
 uint64_t cap_rotate_disk_bytes(cap_rotate *r);
 
+/* --flight: keep the ring's files that may hold events at or after
+ * from_ns (a trigger waiting for its after-window needs them, however long
+ * that takes); UINT64_MAX: none held. */
+void cap_rotate_hold(cap_rotate *r, uint64_t from_ns);
+
 /* --flight: once every file queued so far is done, write the events of
  * [from_ns, to_ns] (trace time) in the files of the ring into out (made as
  * out.part, renamed when whole), with every note those files hold, and

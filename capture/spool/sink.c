@@ -324,7 +324,10 @@ int cap_sink_watch_push(cap_sink *s, const br_event *ev, br_error *err)
 				    cap_merge_queued(s->merge));
 	if (ev->time > s->max_time)
 		s->max_time = ev->time;
-	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_MAX_QUEUED;
+	/* a capture held off the CPU reads a backlog at once: the rules, which
+	 * take a request's events in any order, make do with less order than
+	 * a file needs, and memory stays small */
+	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_WATCH_MAX_QUEUED;
 	const br_event *first;
 	if (cap_merge_queued(s->merge) > max && cap_merge_pop(s->merge, UINT64_MAX, true, &first))
 		observe_only(s, first, err);
@@ -436,7 +439,12 @@ int cap_sink_message(cap_sink *s, const char *text, br_error *err)
 	if (cap_sink_is_raw(s))
 		return cap_sink_raw_frame(s, RAW_MESSAGE, text, strnlen(text, 1024), 0, err);
 	br_event ev = { 0 };
+	/* after everything written, before anything still queued (the first
+	 * file of a flight ring's window says its drops before its events) */
 	ev.time = s->any_written ? s->last_written : s->max_time;
+	uint64_t queued;
+	if (!s->any_written && cap_merge_earliest(s->merge, &queued) && queued < ev.time)
+		ev.time = queued;
 	ev.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE;
 	ev.device = s->o.cfg->ndevices ? s->o.cfg->devices[0].dev : 0;
 	ev.pdu = (const uint8_t *)text;

@@ -185,8 +185,14 @@ static void stall(const char *backend)
 		  err);
 	free(err);
 	cr_expect_gt(hwm, 0);
-	/* the window is on disk, not in memory */
-	cr_expect_lt(hwm, 64 * 1024, "%s: the flight capture's own peak memory is %lu KiB", backend, hwm);
+	/* the window is on disk, not in memory (measured: bpf 30 MiB, with the
+	 * rule's events merged and the window's conversion; perf 6 MiB; the
+	 * ASan build's shadow and quarantine triple it) */
+	unsigned long cap_kib = 64 * 1024;
+#ifdef __SANITIZE_ADDRESS__
+	cap_kib *= 3;
+#endif
+	cr_expect_lt(hwm, cap_kib, "%s: the flight capture's own peak memory is %lu KiB", backend, hwm);
 
 	char out[600];
 	snprintf(out, sizeof out, "%s/st.flight-00001.blktrace.gz", cf.dir);
@@ -313,7 +319,8 @@ Test(capture_flight, trigger_from_another_shell_and_sigusr1_write_a_file_each_pe
 /* Rules on requests over steady IO at depth 4 (each request well under a
  * millisecond): d2c>1s, q2c>1s and inflight>4 never fire, as they would
  * if a completion were paired with the wrong issue, or none, or counted
- * out of time order; inflight>2 fires and its file is written. bpf's
+ * out of time order (inflight but for the completions the kernel did not
+ * hand over); inflight>2 fires and its file is written. bpf's
  * rules read the records' events merged apart from the ring's files,
  * perf's the stream it writes. */
 static void request_rules(const char *backend)
@@ -339,11 +346,23 @@ static void request_rules(const char *backend)
 		int rc = cf_wait(cap);
 		char *err = tu_read_text(ep);
 		bool ok;
-		tu_capture_unrecorded(rc, err, &ok);
+		unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &ok);
 		cr_expect(ok, "%s: flight capture exited %d: %s", backend, rc, err);
 		if (k == 0) {
-			cr_expect(strstr(err, "trigger ") == NULL, "%s: a rule that cannot hold fired: %s", backend, err);
-			cr_expect(strstr(err, "in 0 files for 0 triggers") != NULL, "%s: %s", backend, err);
+			/* a request whose completion the kernel did not hand over
+			 * counts in flight (its issue is all the rule sees): at most
+			 * the capture's unrecorded completions more than the depth */
+			cr_expect(strstr(err, "trigger d2c") == NULL && strstr(err, "trigger q2c") == NULL,
+				  "%s: a latency rule that cannot hold fired: %s", backend, err);
+			for (const char *t = strstr(err, "trigger inflight>4 ("); t; t = strstr(t + 1, "trigger inflight>4 (")) {
+				unsigned long n = strtoul(t + strlen("trigger inflight>4 ("), NULL, 10);
+				cr_expect_leq(n, 4 + unrecorded, "%s: %lu requests in flight at depth 4 with %llu completions "
+								 "unrecorded: %s",
+					      backend, n, unrecorded, err);
+			}
+			if (!unrecorded)
+				cr_expect(strstr(err, "in 0 files for 0 triggers") != NULL, "%s: a rule that cannot hold fired: %s",
+					  backend, err);
 		} else {
 			cr_expect(strstr(err, "trigger inflight>2 (3 requests in flight") != NULL, "%s: %s", backend, err);
 			char out[600];

@@ -278,6 +278,13 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 	return cap_sink_raw_pid(arg, ((const struct bcr_event *)rec)->pid, &named, err);
 }
 
+/* Each ring file's closing note, as the capture's (its drops). */
+static void file_note(void *arg, char *buf, size_t size)
+{
+	(void)arg;
+	snprintf(buf, size, "blkreel: drops cpu0=0 cpu1=0 (backend bpf)");
+}
+
 /* The raw path while tracing: what backend_bpf.c's spool_raw and read do
  * with a raw sink, into one spool or (ring) a flight ring's files. */
 static unsigned record_raw_to(const script *s, const char *spool_path, cap_rotate *ring, unsigned upto_rounds,
@@ -297,7 +304,8 @@ static unsigned record_raw_to(const script *s, const char *spool_path, cap_rotat
 		write_header(sp);
 	}
 	cap_sink_opts so = { .cfg = &cfg, .sequence = true, .names = true, .comm = fake_comm, .raw = sp,
-			     .raw_ring = ring != NULL, .rotate = ring, .window_ns = CAP_REORDER_WINDOW_NS };
+			     .raw_ring = ring != NULL, .rotate = ring, .window_ns = CAP_REORDER_WINDOW_NS,
+			     .file_note = ring ? file_note : NULL };
 	cap_sink *sink;
 	cr_assert_eq(cap_sink_new(&sink, &so, &err), 0);
 	cr_assert(cap_sink_is_raw(sink));

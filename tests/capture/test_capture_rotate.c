@@ -215,38 +215,55 @@ Test(capture_rotate, every_backend_rotates_into_whole_files_that_hold_the_worklo
 }
 
 /* Two captures of one run of random IO at depth 8 (at most 20k IOPS, so
- * that the ASan build keeps up too), one rotated every 300 ms: the set holds the same events, IO by IO, as the unrotated file
- * (bpf and perf change nothing machine-wide, so both can trace at once). */
-static void same_run(const char *backend)
+ * that the ASan build keeps up too): a plain one, NAME "plain", and
+ * another, NAME name with args (bpf and perf change nothing machine-wide,
+ * so both can trace at once); trigger: a SIGUSR1 to the other once the IO
+ * is over. Both must exit 0 but for completions they report unrecorded;
+ * *plain_err and *other_err get what they said. */
+static void two_captures(const char *backend, const char *name, const char *args, bool trigger, char **plain_err,
+			 char **other_err)
 {
 	cf_kernel_test(256);
 	if (!tu_have("fio"))
 		cr_skip_test("needs fio");
-	char pe[600], re[600];
+	char pe[600], oe[600];
 	snprintf(pe, sizeof pe, "%s/plain.err", cf.dir);
-	snprintf(re, sizeof re, "%s/rot.err", cf.dir);
+	snprintf(oe, sizeof oe, "%s/%s.err", cf.dir, name);
 	pid_t p = cf_capture_bg(pe, "--backend %s --no-progress -d %s -o '%s/plain' -w 60", backend, cf.loop, cf.dir);
-	pid_t r = cf_capture_bg(re, "--backend %s --no-progress -d %s -o '%s/rot' --rotate 300ms -w 60", backend,
-				cf.loop, cf.dir);
-	cr_assert(p > 0 && r > 0);
+	pid_t o = cf_capture_bg(oe, "--backend %s --no-progress -d %s -o '%s/%s' %s -w 60", backend, cf.loop, cf.dir,
+				name, args);
+	cr_assert(p > 0 && o > 0);
 	/* both tracing before the first IO */
 	cf_wait_for_text(pe, "tracing loop");
-	cf_wait_for_text(re, "tracing loop");
+	cf_wait_for_text(oe, "tracing loop");
 	int rc = tu_runf(NULL, NULL, NULL,
 			 "fio --output=/dev/null --name=r --filename=%s --rw=randrw --direct=1 --bs=4k --iodepth=8 "
 			 "--ioengine=libaio --size=200M --runtime=3 --time_based --rate_iops=20000",
 			 cf.loop);
 	cr_expect_eq(rc, 0, "fio failed");
 	usleep(300 * 1000);
+	if (trigger) {
+		kill(o, SIGUSR1);
+		cf_wait_for_text(oe, "trigger SIGUSR1");
+	}
 	kill(p, SIGINT);
-	kill(r, SIGINT);
-	int rp = cf_wait(p), rr = cf_wait(r);
-	char *ep = tu_read_text(pe), *er = tu_read_text(re);
+	kill(o, SIGINT);
+	int rp = cf_wait(p), ro = cf_wait(o);
+	*plain_err = tu_read_text(pe);
+	*other_err = tu_read_text(oe);
 	bool ok;
-	tu_capture_unrecorded(rp, ep, &ok);
-	cr_expect(ok, "unrotated capture exited %d: %s", rp, ep);
-	tu_capture_unrecorded(rr, er, &ok);
-	cr_expect(ok, "rotated capture exited %d: %s", rr, er);
+	tu_capture_unrecorded(rp, *plain_err, &ok);
+	cr_expect(ok, "plain capture exited %d: %s", rp, *plain_err);
+	tu_capture_unrecorded(ro, *other_err, &ok);
+	cr_expect(ok, "%s capture exited %d: %s", name, ro, *other_err);
+}
+
+/* One of two captures of a run rotated every 300 ms: the set holds the
+ * same events, IO by IO, as the unrotated file. */
+static void same_run(const char *backend)
+{
+	char *ep, *er;
+	two_captures(backend, "rot", "--rotate 300ms", false, &ep, &er);
 	free(ep);
 	free(er);
 	size_t n = expect_whole_ordered_set(cf.dir, "rot");
@@ -285,37 +302,10 @@ Test(capture_rotate, rotated_set_is_io_by_io_the_unrotated_capture_of_the_same_r
  * making the events from a ring of raw records). */
 static void flight_same_run(const char *backend)
 {
-	cf_kernel_test(256);
-	if (!tu_have("fio"))
-		cr_skip_test("needs fio");
-	char pe[600], fe[600];
-	snprintf(pe, sizeof pe, "%s/plain.err", cf.dir);
-	snprintf(fe, sizeof fe, "%s/fl.err", cf.dir);
-	pid_t p = cf_capture_bg(pe, "--backend %s --no-progress -d %s -o '%s/plain' -w 60", backend, cf.loop, cf.dir);
-	pid_t f = cf_capture_bg(fe, "--backend %s --no-progress -d %s -o '%s/fl' --flight 10s --flight-after 10s -w 60",
-				backend, cf.loop, cf.dir);
-	cr_assert(p > 0 && f > 0);
-	cf_wait_for_text(pe, "tracing loop");
-	cf_wait_for_text(fe, "tracing loop");
-	int rc = tu_runf(NULL, NULL, NULL,
-			 "fio --output=/dev/null --name=r --filename=%s --rw=randrw --direct=1 --bs=4k --iodepth=8 "
-			 "--ioengine=libaio --size=200M --runtime=3 --time_based --rate_iops=20000",
-			 cf.loop);
-	cr_expect_eq(rc, 0, "fio failed");
-	usleep(300 * 1000);
-	kill(f, SIGUSR1);
-	cf_wait_for_text(fe, "trigger SIGUSR1");
+	char *ep, *ef;
 	/* the trigger's after-window is cut short by the end: its file is
 	 * written with what there is, the capture's drops note in it */
-	kill(p, SIGINT);
-	kill(f, SIGINT);
-	int rp = cf_wait(p), rf = cf_wait(f);
-	char *ep = tu_read_text(pe), *ef = tu_read_text(fe);
-	bool ok;
-	tu_capture_unrecorded(rp, ep, &ok);
-	cr_expect(ok, "plain capture exited %d: %s", rp, ep);
-	tu_capture_unrecorded(rf, ef, &ok);
-	cr_expect(ok, "flight capture exited %d: %s", rf, ef);
+	two_captures(backend, "fl", "--flight 10s --flight-after 10s", true, &ep, &ef);
 	cr_expect(strstr(ef, "in 1 files for 1 triggers") != NULL, "%s", ef);
 	const char *from = strstr(ef, "files of the ring)");
 	while (from && from > ef && from[-1] == ' ')

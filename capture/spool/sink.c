@@ -99,6 +99,27 @@ static void learn_name(cap_sink *s, uint32_t pid, const char *hint)
 
 static int emit(cap_sink *s, const br_event *in, br_error *err);
 
+typedef int (*sink_out_fn)(cap_sink *s, const br_event *ev, br_error *err);
+
+/* ev into the reorder merge, on its CPU's stream. Beyond max queued, the
+ * earliest goes to out at once (counted in *early, when given), so memory
+ * stays bounded at any event rate. */
+static int enqueue(cap_sink *s, const br_event *ev, size_t max, sink_out_fn out, uint64_t *early, br_error *err)
+{
+	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
+	if (cap_merge_push(s->merge, stream, ev))
+		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory queueing events (%zu queued)",
+				    cap_merge_queued(s->merge));
+	if (ev->time > s->max_time)
+		s->max_time = ev->time;
+	const br_event *first;
+	if (cap_merge_queued(s->merge) <= max || !cap_merge_pop(s->merge, UINT64_MAX, true, &first))
+		return 0;
+	if (early)
+		(*early)++;
+	return out(s, first, err);
+}
+
 int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_error *err)
 {
 	s->st.pushed++;
@@ -112,20 +133,8 @@ int cap_sink_push(cap_sink *s, const br_event *ev, const char *comm_hint, br_err
 	if (s->no_merge) /* measurement only: the file is out of time order (times raised, counted late) */
 		return emit(s, ev, err);
 #endif
-	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
-	if (cap_merge_push(s->merge, stream, ev))
-		return br_error_set(err, BR_ENOMEM, 0, NULL, -1,
-				    "out of memory queueing events (%zu queued)",
-				    cap_merge_queued(s->merge));
-	if (ev->time > s->max_time)
-		s->max_time = ev->time;
 	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_MAX_QUEUED;
-	const br_event *first;
-	if (cap_merge_queued(s->merge) > max && cap_merge_pop(s->merge, UINT64_MAX, true, &first)) {
-		s->st.early++;
-		return emit(s, first, err);
-	}
-	return 0;
+	return enqueue(s, ev, max, emit, &s->st.early, err);
 }
 
 void cap_sink_comm(cap_sink *s, uint32_t pid, const char *comm)
@@ -281,8 +290,7 @@ int cap_sink_drain(cap_sink *s, bool all, br_error *err)
 
 /* The merged stream's events that are safe now (all: every one), each to
  * fn: written (emit) or, in raw mode, only observed. */
-static int pop_safe(cap_sink *s, bool all, uint64_t now, int (*fn)(cap_sink *, const br_event *, br_error *),
-		    br_error *err)
+static int pop_safe(cap_sink *s, bool all, uint64_t now, sink_out_fn fn, br_error *err)
 {
 	note_idle(s, now);
 	uint64_t horizon = s->max_time > s->o.window_ns ? s->max_time - s->o.window_ns : 0;
@@ -312,26 +320,14 @@ bool cap_sink_raw_watching(const cap_sink *s, uint32_t *actions)
 
 int cap_sink_watch_push(cap_sink *s, const br_event *ev, br_error *err)
 {
-	s->st.pushed++; /* every one: a read round that brought none is idle (note_idle) */
-	if (s->o.observe_actions && !br_event_is_notify(ev) &&
-	    !(s->o.observe_actions & (1u << ((ev->action & 0xffff) & 31))))
-		return 0;
+	s->st.pushed++; /* a read round that brought none is idle (note_idle) */
 	if (s->o.filter && !wanted(s->o.cfg, ev))
 		return 0;
-	unsigned stream = ev->cpu < s->o.cfg->ncpu ? ev->cpu : 0;
-	if (cap_merge_push(s->merge, stream, ev))
-		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory queueing events (%zu queued)",
-				    cap_merge_queued(s->merge));
-	if (ev->time > s->max_time)
-		s->max_time = ev->time;
 	/* a capture held off the CPU reads a backlog at once: the rules, which
 	 * take a request's events in any order, make do with less order than
 	 * a file needs, and memory stays small */
 	size_t max = s->o.max_queued ? s->o.max_queued : CAP_SINK_WATCH_MAX_QUEUED;
-	const br_event *first;
-	if (cap_merge_queued(s->merge) > max && cap_merge_pop(s->merge, UINT64_MAX, true, &first))
-		observe_only(s, first, err);
-	return 0;
+	return enqueue(s, ev, max, observe_only, NULL, err);
 }
 
 int cap_sink_drain_at(cap_sink *s, bool all, uint64_t now, br_error *err)

@@ -127,7 +127,8 @@ int cap_sink_raw_pid(cap_sink *s, uint32_t pid, bool *named, br_error *err);
 bool cap_sink_raw_watching(const cap_sink *s, uint32_t *actions);
 /* Raw mode: the event a record read makes, for observe only (nothing is
  * written; stream ev->cpu, whose records come in time order but for a few
- * read early, which observe takes in any order). */
+ * read early, which observe takes in any order). The backend hands over
+ * only events of the actions cap_sink_raw_watching names. */
 int cap_sink_watch_push(cap_sink *s, const br_event *ev, br_error *err);
 /* Raw mode: changes each time a new file starts, whose spool must name its
  * pids again (a backend that caches "named" forgets its cache then). */

@@ -258,13 +258,11 @@ static int open_file(conv *c, const char *path, br_error *err)
 	return 0;
 }
 
-static void conv_done(conv *c, cap_sink_stats *stats)
+static void conv_done(conv *c, cap_sink_stats *st)
 {
-	cap_sink_stats st = { 0 };
+	memset(st, 0, sizeof *st);
 	if (c->sink)
-		cap_sink_stats_get(c->sink, &st);
-	if (stats)
-		*stats = st;
+		cap_sink_stats_get(c->sink, st);
 	cap_sink_free(c->sink);
 	cap_names_free(c->names);
 	bpf_decoder_free(c->dec);
@@ -273,19 +271,22 @@ static void conv_done(conv *c, cap_sink_stats *stats)
 		close(c->fd);
 }
 
-int64_t cap_raw_convert(const char *path, bool punch, br_writer *const *out, unsigned n, cap_sink_stats *stats,
-			br_error *err)
+/* paths[0..n-1] in order through one decoder and sink, into out[0..nout-1]
+ * and record. */
+static int64_t convert(const char *const *paths, size_t n, bool punch, br_writer *const *out, unsigned nout,
+		       cap_record_fn record, void *arg, cap_sink_stats *stats, br_error *err)
 {
 	conv c = { .fd = -1, .punch = punch };
-	int rc = open_file(&c, path, err);
+	int rc = n ? 0 : br_error_set(err, BR_EINVAL, 0, NULL, -1, "no raw spool to convert");
 	if (rc == 0 && !(c.buf = malloc(CHUNK + RAW_FRAME_MAX)))
-		rc = br_error_set(err, BR_ENOMEM, 0, path, -1, "out of memory");
-	if (rc == 0)
-		rc = read_header(&c, err);
-	if (rc == 0)
-		rc = new_sink(&c, out, n, NULL, NULL, err);
-	if (rc == 0)
+		rc = br_error_set(err, BR_ENOMEM, 0, paths[0], -1, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if ((rc = open_file(&c, paths[i], err)) || (rc = read_header(&c, err)))
+			break;
+		if (i == 0 && (rc = new_sink(&c, out, nout, record, arg, err)))
+			break;
 		rc = frames(&c, err);
+	}
 	if (rc == 0)
 		rc = finish(&c, err);
 	cap_sink_stats st;
@@ -295,22 +296,13 @@ int64_t cap_raw_convert(const char *path, bool punch, br_writer *const *out, uns
 	return rc < 0 ? rc : (int64_t)st.written;
 }
 
+int64_t cap_raw_convert(const char *path, bool punch, br_writer *const *out, unsigned n, cap_sink_stats *stats,
+			br_error *err)
+{
+	return convert(&path, 1, punch, out, n, NULL, NULL, stats, err);
+}
+
 int64_t cap_raw_convert_files(const char *const *paths, size_t n, cap_record_fn record, void *arg, br_error *err)
 {
-	conv c = { .fd = -1 };
-	int rc = n ? 0 : br_error_set(err, BR_EINVAL, 0, NULL, -1, "no raw spool to convert");
-	if (rc == 0 && !(c.buf = malloc(CHUNK + RAW_FRAME_MAX)))
-		rc = br_error_set(err, BR_ENOMEM, 0, paths[0], -1, "out of memory");
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if ((rc = open_file(&c, paths[i], err)) || (rc = read_header(&c, err)))
-			break;
-		if (i == 0 && (rc = new_sink(&c, NULL, 0, record, arg, err)))
-			break;
-		rc = frames(&c, err);
-	}
-	if (rc == 0)
-		rc = finish(&c, err);
-	cap_sink_stats st;
-	conv_done(&c, &st);
-	return rc < 0 ? rc : (int64_t)st.written;
+	return convert(paths, n, false, NULL, 0, record, arg, NULL, err);
 }

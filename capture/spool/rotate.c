@@ -328,6 +328,22 @@ static void ring_span(cap_rotate *r, const member *job, size_t *first, size_t *e
 	*end = b;
 }
 
+/* An event ring's files, each read on its own. */
+static int extract_events(cap_rotate *r, size_t first, size_t end, extract_state *x, br_error *e)
+{
+	for (size_t i = first; i < end; i++) {
+		char spool[PATH_LEN];
+		pthread_mutex_lock(&r->mu);
+		unsigned number = r->in_place.v[i].number; /* kept while extracts are queued */
+		pthread_mutex_unlock(&r->mu);
+		cap_rotate_path(spool, sizeof spool, r->base, number, "spool");
+		int64_t got = cap_spool_each(spool, extract_record, x, e);
+		if (got < 0)
+			return (int)got;
+	}
+	return 0;
+}
+
 /* A raw ring's files hold frames of one stream: they are converted
  * together, from the one before the span where it is still there (a
  * record read late, a batch the decoder held, belongs to an earlier
@@ -368,18 +384,8 @@ static void extract(cap_rotate *r, const member *job)
 	int rc = br_writer_open(&x.w, BR_OUT_COMPRESSED, part, &r->o.write, &e);
 	size_t first, end;
 	ring_span(r, job, &first, &end);
-	if (r->raw_header && rc == 0)
-		rc = extract_raw(r, first, end, &x, &e);
-	for (size_t i = first; !r->raw_header && rc == 0 && i < end; i++) {
-		char spool[PATH_LEN];
-		pthread_mutex_lock(&r->mu);
-		unsigned number = r->in_place.v[i].number; /* kept while extracts are queued */
-		pthread_mutex_unlock(&r->mu);
-		cap_rotate_path(spool, sizeof spool, r->base, number, "spool");
-		int64_t got = cap_spool_each(spool, extract_record, &x, &e);
-		if (got < 0)
-			rc = (int)got;
-	}
+	if (rc == 0)
+		rc = r->raw_header ? extract_raw(r, first, end, &x, &e) : extract_events(r, first, end, &x, &e);
 	if (rc == 0 && !x.noted)
 		rc = write_note(&x, job->note_ns, &e);
 	if (x.w) {

@@ -151,8 +151,10 @@ void cap_flight_trigger(cap_flight *f, uint64_t now_ns, const char *why)
  * window completes (a capture held off the CPU). */
 static void hold(const cap_flight *f, cap_rotate *ring)
 {
-	uint64_t t = f->nq ? f->q[0].time : UINT64_MAX;
-	cap_rotate_hold(ring, t == UINT64_MAX ? t : t > f->o.before_ns ? t - f->o.before_ns : 0);
+	uint64_t from = UINT64_MAX;
+	if (f->nq)
+		from = f->q[0].time > f->o.before_ns ? f->q[0].time - f->o.before_ns : 0;
+	cap_rotate_hold(ring, from);
 }
 
 int cap_flight_poll(cap_flight *f, cap_sink *sink, cap_rotate *ring, uint64_t written_ns, bool end, br_error *err)

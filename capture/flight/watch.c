@@ -227,10 +227,14 @@ bool watch_event(watch *w, const br_event *ev, watch_hit *hit)
 	uint64_t key = key_of(ev->device, ev->sector), then;
 	switch (ev->action & 0xffff) {
 	case __BLK_TA_QUEUE:
-		if (w->want_q && !(take(&w->early_q, key, &then) && then >= ev->time))
-			put(&w->queued, key, ev->time);
-		else if (w->want_q && !fired)
-			fired = fire(w, WATCH_Q2C, then - ev->time, then, ev, hit);
+		if (!w->want_q)
+			break;
+		if (take(&w->early_q, key, &then) && then >= ev->time) {
+			if (!fired)
+				fired = fire(w, WATCH_Q2C, then - ev->time, then, ev, hit);
+			break;
+		}
+		put(&w->queued, key, ev->time);
 		break;
 	case __BLK_TA_ISSUE:
 		if (!w->want_d)

@@ -86,6 +86,12 @@ void cf_teardown(void)
 	cf_setup();
 }
 
+void cf_need_btf(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		cr_skip_test("no kernel BTF at /sys/kernel/btf/vmlinux");
+}
+
 void cf_kernel_test(unsigned mib)
 {
 	if (geteuid() != 0)

@@ -47,6 +47,9 @@ void cf_teardown(void);
  * runs one test at a time and one kernel suite at a time. */
 void cf_kernel_test(unsigned mib);
 
+/* Skip the test where the kernel has no BTF (the bpf backend needs it). */
+void cf_need_btf(void);
+
 /* One more loop device of ours (a sparse file in cf.dir, detached at
  * teardown); returns its path (static storage per call). */
 const char *cf_extra_loop(unsigned mib);

@@ -30,8 +30,7 @@ TestSuite(capture_bpf, .init = cf_setup, .fini = cf_teardown, .timeout = 120);
  * test's .fini does not run. */
 static void bpf_test(unsigned mib)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		cr_skip_test("no kernel BTF at /sys/kernel/btf/vmlinux");
+	cf_need_btf();
 	if (!tu_have("fio") || !tu_have("blkparse"))
 		cr_skip_test("needs fio and blkparse");
 	if (!tu_have("bpftool"))

@@ -222,17 +222,11 @@ static void stall(const char *backend)
 	cr_expect(cf_kernel_clean(why, sizeof why), "kernel left dirty: %s", why);
 }
 
-static void need_btf(void)
-{
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		cr_skip_test("no kernel BTF");
-}
-
 /* bpf's ring holds its raw records (the rule reads events decoded for it
  * alone); perf's holds events. */
 Test(capture_flight, a_stall_on_the_stream_triggers_one_file_that_holds_the_window_around_it_bpf)
 {
-	need_btf();
+	cf_need_btf();
 	stall("bpf");
 }
 
@@ -307,7 +301,7 @@ static void triggers(const char *backend)
 
 Test(capture_flight, trigger_from_another_shell_and_sigusr1_write_a_file_each_bpf)
 {
-	need_btf();
+	cf_need_btf();
 	triggers("bpf");
 }
 
@@ -378,7 +372,7 @@ static void request_rules(const char *backend)
 
 Test(capture_flight, rules_on_requests_fire_when_they_hold_and_only_then_bpf)
 {
-	need_btf();
+	cf_need_btf();
 	request_rules("bpf");
 }
 

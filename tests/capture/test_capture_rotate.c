@@ -285,8 +285,7 @@ static void same_run(const char *backend)
 
 Test(capture_rotate, rotated_set_is_io_by_io_the_unrotated_capture_of_the_same_run_bpf)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		cr_skip_test("no kernel BTF");
+	cf_need_btf();
 	same_run("bpf");
 }
 
@@ -334,8 +333,7 @@ static void flight_same_run(const char *backend)
 
 Test(capture_rotate, flight_file_is_io_by_io_the_plain_capture_of_the_same_run_bpf)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		cr_skip_test("no kernel BTF");
+	cf_need_btf();
 	flight_same_run("bpf");
 }
 

@@ -173,8 +173,7 @@ Test(capture_safety, output_disk_full_stops_keeps_file_readable)
  * must find room (the spool is punched out as it is read). */
 Test(capture_safety, output_disk_full_stops_keeps_file_readable_bpf)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		cr_skip_test("no kernel BTF");
+	cf_need_btf();
 	disk_full("bpf");
 }
 

@@ -46,8 +46,8 @@ typedef int (*cap_record_fn)(void *arg, const br_event *ev, br_error *err);
  * event that then comes older than one written is counted late. */
 #define CAP_SINK_MAX_QUEUED (1u << 20)
 /* The same for the events only the flight recorder's rules read (raw
- * mode): about 13 MiB. */
-#define CAP_SINK_WATCH_MAX_QUEUED (1u << 17)
+ * mode): about 3 MiB. */
+#define CAP_SINK_WATCH_MAX_QUEUED (1u << 15)
 
 typedef struct cap_sink_opts {
 	const cap_config *cfg;

@@ -1,8 +1,9 @@
 /* backend_bpf.c — the block tracepoints through BPF programs of our own
  * (capture/backends/bpf/capture.bpf.c): tp_btf programs (raw_tp where the kernel
  * refuses tp_btf) that keep only the traced devices, the action mask, the
- * pid and the LBA range, and write 32-byte records into one BPF ring buffer
- * per CPU, read here every poll interval without wakeups. To a file, the
+ * pid and the LBA range, and write 32-byte records into a mapped region per
+ * CPU (an interrupted append's into the CPU's BPF ring buffer), read here
+ * every poll interval without wakeups (backend_bpf_region.h). To a file, the
  * records go raw to the spool (raw_spool.h) and become events after
  * tracing; otherwise bpf_decode.c expands them into the sink as they come.
  * Nothing machine-wide is changed: programs, links and maps belong to our
@@ -26,6 +27,7 @@
 #include "backends/backend.h"
 #include "backends/backend_bpf_btf.h"
 #include "backends/backend_bpf_devs.h"
+#include "backends/backend_bpf_region.h"
 #include "backends/bpf/capture_record.h"
 #include "backends/bpf_decode.h"
 #include "dev_completions.h"
@@ -36,7 +38,9 @@
 #include "tool/clock.h"
 
 /* per CPU: ~800k records, 1 s at this machine's peak rate (with 16 MiB a
- * capture starved for 0.6 s on the busy shared machine lost events) */
+ * capture starved for 0.6 s on the busy shared machine lost events): the
+ * event region's size; the ring buffer, for interrupted appends only,
+ * takes an eighth of it */
 #define DEFAULT_RING_BYTES (32u << 20)
 
 _Static_assert(sizeof(struct bcr_event) == 32, "record layout");
@@ -83,12 +87,13 @@ typedef struct bpf_state {
 	int ring_fds[1024];
 	unsigned nrings;
 	struct ring_buffer *rb;
+	ring_buffer_sample_fn on_batch; /* what the rings' records and the regions' batches go to */
 	bool raw_tp;            /* fell back to raw_tp */
 	bool wakeup;            /* a wakeup per record (a hook: off in release) */
-	bool staging;           /* events batched per CPU in the kernel (a hook turns it off) */
-	int flush_fd;           /* blkr_flush: run on each CPU before reading */
+	bool staging;           /* events to the per-CPU regions (a hook sends each to the ring) */
+	bpf_regions regions;    /* staging: mapped after load */
 	bpf_decoder *dec;       /* records into events (holds each CPU's direct records) */
-	uint8_t *flushed;       /* per CPU: this round's flush of its stage took everything */
+	uint8_t *flushed;       /* per CPU: the round's snapshot found no append under way */
 	bool stopped;           /* programs detached: nothing more comes */
 	uint32_t devs[BCR_MAX_DEVS]; /* report dev_t per configured device */
 	/* valid during read: the ring callback's destination */
@@ -218,7 +223,6 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 #ifdef BLKREEL_TEST_HOOKS
 	hooks_rodata(st, s);
 #endif
-	bpf_program__set_autoload(s->progs.blkr_flush, st->staging);
 	for (size_t t = 0; t < NTP; t++) {
 		unsigned k = tp_defs[t].kind;
 		s->rodata->arg_main[k] = args[t].main;
@@ -233,6 +237,14 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 		bpf_program__set_autoload(btf_prog, use[t] && !raw_tp);
 		bpf_program__set_autoload(raw_prog, use[t] && raw_tp);
 	}
+	uint64_t region_bytes = bpf_region_bytes(ring_bytes, cfg->ncpu);
+	unsigned elems = (unsigned)(region_bytes >> BCR_REGION_SHIFT);
+	s->rodata->region_elems = elems;
+	s->rodata->region_mask = region_bytes - 1;
+	bpf_map__set_max_entries(s->maps.ctls, cfg->ncpu);
+	bpf_map__set_max_entries(s->maps.regions, st->staging ? cfg->ncpu * elems : 1);
+	if (st->staging) /* the ring takes only interrupted appends */
+		ring_bytes = ring_bytes / 8 < (size_t)sysconf(_SC_PAGESIZE) ? (size_t)sysconf(_SC_PAGESIZE) : ring_bytes / 8;
 	if (s->rodata->per_cpu_rings) {
 		st->nrings = cfg->ncpu;
 		for (unsigned c = 0; c < st->nrings; c++) {
@@ -261,12 +273,15 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.rings), &key, &st->ring_fds[c], BPF_ANY))
 			return br_error_set(err, BR_ESYS, errno, NULL, -1, "installing ring buffer %u", c);
 	}
+	if (st->staging)
+		return bpf_regions_map(&st->regions, bpf_map__fd(s->maps.ctls), bpf_map__fd(s->maps.regions), cfg->ncpu,
+				       elems, err);
 	return 0;
 }
 
 static void unload(bpf_state *st)
 {
-	st->flush_fd = -1;
+	bpf_regions_unmap(&st->regions);
 	for (size_t t = 0; t < NTP; t++) {
 		bpf_link__destroy(st->links[t]);
 		st->links[t] = NULL;
@@ -485,7 +500,6 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	(void)ks; /* nothing machine-wide: every object is tied to our fds */
 	bpf_state *st = vst;
 	st->cfg = cfg;
-	st->flush_fd = -1;
 	for (unsigned c = 0; c < sizeof st->ring_fds / sizeof st->ring_fds[0]; c++)
 		st->ring_fds[c] = -1;
 	quiet_libbpf();
@@ -557,12 +571,12 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	st->dec = bpf_decoder_new(cfg->ncpu, st->devs, (unsigned)cfg->ndevices, st->staging);
 	if (!st->dec || !(st->flushed = calloc(cfg->ncpu, 1)))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
-	st->flush_fd = st->staging ? bpf_program__fd(s->progs.blkr_flush) : -1;
 	ring_buffer_sample_fn cb = on_record; /* chosen once: nothing else per record */
 #ifdef BLKREEL_TEST_HOOKS
 	if (st->hooks.user != CAP_USER_SINK || st->hooks.spoil_every)
 		cb = on_record_hooked;
 #endif
+	st->on_batch = cb;
 	if (s->rodata->per_cpu_rings) {
 		st->rb = ring_buffer__new(st->ring_fds[0], cb, st, NULL);
 		for (unsigned c = 1; st->rb && c < st->nrings; c++)
@@ -588,19 +602,12 @@ static int bpf_fds(void *vst, struct pollfd *pfd, int max)
 	return 1;
 }
 
-/* Each CPU's staged events into its ring: blkr_flush run on that CPU (an
- * offline CPU refuses, and has nothing staged). Returns the time before
- * the first flush: a held record older than it is in place once the
- * rings are read, if its CPU's flush took everything. */
-static uint64_t flush_stages(bpf_state *st)
+/* A region's batch: as a ring record. */
+static int on_region_batch(void *arg, void *batch, size_t size)
 {
-	uint64_t before = tool_now_ns(); /* CLOCK_MONOTONIC: bpf_ktime_get_ns's clock */
-	for (unsigned c = 0; st->flush_fd >= 0 && c < st->cfg->ncpu; c++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = c);
-		int rc = bpf_prog_test_run_opts(st->flush_fd, &o);
-		st->flushed[c] = rc != 0 || o.retval == 0; /* refused: offline, nothing staged */
-	}
-	return before;
+	bpf_state *st = arg;
+	st->on_batch(st, batch, size);
+	return st->rc;
 }
 
 static int bpf_read(void *vst, cap_sink *sink, br_error *err)
@@ -621,12 +628,20 @@ static int bpf_read(void *vst, cap_sink *sink, br_error *err)
 		memset(st->named_pids, 0, sizeof st->named_pids);
 		st->named_epoch = cap_sink_name_epoch(sink);
 	}
-	uint64_t flushed_before = flush_stages(st);
+	uint64_t flushed_before = tool_now_ns(); /* CLOCK_MONOTONIC: bpf_ktime_get_ns's clock */
+	if (st->staging)
+		bpf_regions_snapshot(&st->regions, st->flushed);
 	int n = ring_buffer__consume(st->rb);
 	if (st->rc < 0)
 		return st->rc;
 	if (n < 0)
 		return br_error_set(err, BR_ESYS, -n, NULL, -1, "reading the BPF ring buffers");
+	if (st->staging) {
+		int batches = bpf_regions_read(&st->regions, on_region_batch, st, &st->bad);
+		if (batches < 0)
+			return batches;
+		n += batches;
+	}
 	int rc;
 	if (st->raw) {
 		/* the round's end, for the conversion's decoder: a round frame */
@@ -751,7 +766,7 @@ static int bpf_close(void *vst, cap_kstate *ks, br_error *err)
 
 const cap_backend_ops cap_backend_bpf = {
 	.name = "bpf",
-	.summary = "BPF programs on the block tracepoints (tp_btf, raw_tp), per-CPU BPF rings, kernel-side filters",
+	.summary = "BPF programs on the block tracepoints (tp_btf, raw_tp), per-CPU mapped regions, kernel-side filters",
 	.flags = CAP_KERNEL_FILTER,
 	.state_size = sizeof(bpf_state),
 	.probe = bpf_probe,

@@ -139,7 +139,7 @@ for v in "${VARIANTS[@]}"; do
         med=$(echo "${NS[$key]}" | median) per=$(echo "${CNT[$key]}" | median)
         printf '%-14s %-14s %9s %16s %9s\n' "$v" "$name" "$med" "$(echo "${NS[$key]}" | range)" "$per"
         # completions run in the loop worker / interrupt, the rest in the submitting thread
-        [[ $name == *complete* || $name == *bdone* || $name == blkr_flush ]] ||
+        [[ $name == *complete* || $name == *bdone* ]] ||
             fio_ns=$(awk -v a="$fio_ns" -v m="$med" -v p="$per" 'BEGIN{printf "%.0f", a + m * p}')
     done
     printf '%-14s %-14s %9s %16s %9s   IOPS %s\n' "$v" "(fio's share)" "$fio_ns" "ns per IO" "" "$(echo ${IOPSV[$v]} | tr ' ' ',')"

@@ -165,8 +165,8 @@ Test(capture_bpf, exact_events_live_path)
 }
 
 /* Every third event takes the path of a program that interrupted an
- * append to its CPU's stage: straight to the ring, ahead of the staged
- * events older than it. User space must put each back in its place: the
+ * append to its CPU's region: straight to the ring, ahead of the
+ * events older than it still being appended. User space must put each back in its place: the
  * same events, and none written out of time order (the capture would say
  * "late beyond the reorder window"). */
 Test(capture_bpf, exact_events_when_appends_are_interrupted)
@@ -499,8 +499,8 @@ Test(capture_bpf, kill9_leaves_no_program_or_link_of_ours)
 	unsigned progs[64], links[64];
 	size_t np = bpf_ids(pid, "prog_id", progs, 64), nl = bpf_ids(pid, "link_id", links, 64);
 	cr_assert_geq(np, 4, "the capture holds %zu BPF programs", np);
-	/* every program is attached but blkr_flush, which user space runs itself */
-	cr_assert_eq(nl + 1, np, "%zu links for %zu programs", nl, np);
+	/* every program is attached */
+	cr_assert_eq(nl, np, "%zu links for %zu programs", nl, np);
 	char *names = NULL;
 	tu_runf(&names, NULL, NULL, "bpftool prog show id %u", progs[0]);
 	cr_expect(names && strstr(names, "blkr_"), "program %u is not named blkr_*: %s", progs[0], names);
@@ -794,9 +794,7 @@ Test(capture_bpf, lean_mode_loads_only_issue_and_complete_programs)
 	unsigned long long unrecorded = tu_capture_unrecorded(rc, err, &only_loss);
 	cr_assert(only_loss, "lean capture exited %d: %s", rc, err);
 	free(err);
-	/* and blkr_flush, attached to nothing: user space runs it to empty a CPU's stage */
-	cr_expect(np == 4 && strstr(names, "blkr_issue ") && strstr(names, "blkr_complete ") && strstr(names, "blkr_bdone ") &&
-			  strstr(names, "blkr_flush "),
+	cr_expect(np == 3 && strstr(names, "blkr_issue ") && strstr(names, "blkr_complete ") && strstr(names, "blkr_bdone "),
 		  "lean mode loaded %zu programs: %s", np, names);
 	char *text = parse_capture("lean");
 	cf_counts c;
@@ -891,8 +889,8 @@ static void clock_floor_run(const char *name, const char *mask, const char *cons
 		snprintf(key, sizeof key, "%s ", want[i]);
 		cr_expect(strstr(names, key) != NULL, "%s: %s not loaded: %s", name, want[i], names);
 	}
-	/* every program is attached but blkr_flush, which user space runs itself */
-	cr_expect_eq(nl + 1, np, "%s: %zu links for %zu programs", name, nl, np);
+	/* every program is attached */
+	cr_expect_eq(nl, np, "%s: %zu links for %zu programs", name, nl, np);
 	cr_expect(latest >= t0 && latest <= t1, "%s: the clock slot holds %llu, not a time in [%llu, %llu]", name,
 		  (unsigned long long)latest, (unsigned long long)t0, (unsigned long long)t1);
 	cr_expect(strstr(err, ": 0 events") != NULL, "%s: the clock floor wrote events: %s", name, err);
@@ -910,7 +908,7 @@ Test(capture_bpf, clock_floor_programs_load_attach_read_the_clock_and_write_no_e
 {
 	bpf_test(64);
 	static const char *const full[] = { "blkr_queue", "blkr_getrq", "blkr_plug", "blkr_unplug", "blkr_issue",
-					    "blkr_complete", "blkr_bdone", "blkr_flush" };
+					    "blkr_complete", "blkr_bdone" };
 	/* the full set, as a capture without the knob loads it */
 	char errpath[600];
 	snprintf(errpath, sizeof errpath, "%s/real.err", cf.dir);
@@ -931,7 +929,7 @@ Test(capture_bpf, clock_floor_programs_load_attach_read_the_clock_and_write_no_e
 		cr_expect(strstr(names, full[i]) != NULL, "the real capture lacks %s: %s", full[i], names);
 	clock_floor_run("clockfull", "", set, n);
 	free(copy);
-	static const char *const lean[] = { "blkr_issue", "blkr_complete", "blkr_bdone", "blkr_flush" };
+	static const char *const lean[] = { "blkr_issue", "blkr_complete", "blkr_bdone" };
 	clock_floor_run("clocklean", "-a issue,complete", lean, sizeof lean / sizeof lean[0]);
 }
 

@@ -4,7 +4,7 @@
  * the same fields through bpf_probe_read_kernel). They read only the fields a
  * blk_io_trace needs, keep only the traced devices, the action mask, the pid
  * and the LBA range, and write a 32-byte record (48 with a payload) into the
- * CPU's ring buffer. Argument positions come from user space, which reads the
+ * CPU's event region (capture_record.h). Argument positions come from user space, which reads the
  * tracepoints' prototypes from the kernel's BTF at load time. */
 #include "vmlinux.h"
 
@@ -40,7 +40,7 @@ const volatile bcr_u32 filter_pid = 0;
 const volatile bcr_u64 start_lba = 0, end_lba = 0;
 const volatile bool per_cpu_rings = true;
 const volatile bool wakeup = false;
-const volatile bool staging = true;  /* batch a CPU's events (off: one ring record per event) */
+const volatile bool staging = true;  /* events to the CPU's region (off: one ring record per event) */
 const volatile bool names = true;
 /* the test and bench hooks' knobs: hooks.bpf.h */
 /* Argument positions (tracepoint args, without the leading void *). For each
@@ -153,35 +153,35 @@ static __always_inline void count_drops(__u32 n)
 		*d += n;
 }
 
-/* A CPU's own state, one lookup per event: its staging area, where events
- * are appended and go to the ring a batch at a time (one ring reservation
- * per event — a lock with interrupts off, a cold cache line of a 32 MiB
- * ring — was a third of a program's cost, and most of the programs run in
- * the submitting task's own time), and the threads whose names it last
- * made sure of. */
-struct stage {
-	__u32 busy;          /* a program of ours is appending on this CPU */
-	__u32 tick;          /* events seen, for hook_direct_every */
-	__u32 c_tick;        /* completions seen, for hook_skip_c_every */
-	/* tid + 1 of the CPU's two most recent threads (0: none), newest
-	 * first: two, because a submitter and the worker completing its IO
-	 * often take turns on one CPU */
-	__u32 named[2];
-	struct bcr_batch hdr;
-	__u8 data[BCR_STAGE_BYTES];
-};
+/* Each CPU's control block (struct bcr_ctl) and event region
+ * (capture_record.h): one lookup of each per event. Appending in place,
+ * where user space reads, costs the traced thread less than a ring
+ * reservation per event (a lock with interrupts off) or a copy of staged
+ * events into the ring (37 of the 120 ns per IO the programs added to
+ * fio's thread, measured with tests/bench/capture_progs.sh). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* set by user space: one per CPU */
+	__type(key, __u32);
+	__type(value, struct bcr_ctl);
+} ctls SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* set by user space: region_elems per CPU */
 	__type(key, __u32);
-	__type(value, struct stage);
-} stages SEC(".maps");
+	__type(value, struct bcr_region_elem);
+} regions SEC(".maps");
+
+const volatile __u32 region_elems = 1; /* elements per CPU */
+const volatile __u64 region_mask = BCR_REGION_ELEM - 1; /* a CPU's region's bytes - 1 (a power of 2) */
 
 /* The current thread's name into comms, unless the CPU saw it last or
  * before last. An interrupting program runs for the same thread, so it
  * can only repeat the work, never undo it. */
-static __always_inline void note_comm(struct stage *st, __u32 tid)
+static __always_inline void note_comm(struct bcr_ctl *st, __u32 tid)
 {
 	__u32 key = tid + 1;
 	if (st->named[0] == key)
@@ -205,7 +205,19 @@ static __always_inline void note_comm(struct stage *st, __u32 tid)
  * goes on. So the flag is plain memory: a program that finds it set (it
  * interrupted an append) writes its event to the ring on its own instead. */
 #define COMPILER_BARRIER() asm volatile("" ::: "memory")
-#define STAGE_LIMIT (BCR_STAGE_BYTES - sizeof(struct bcr_event_ext))
+
+/* The head is published after the record it covers: x86 keeps stores in
+ * order, so a compiler barrier is enough there; elsewhere an exchange
+ * orders them. */
+static __always_inline void publish_head(struct bcr_ctl *st, __u64 head)
+{
+	COMPILER_BARRIER();
+#if defined(__TARGET_ARCH_x86)
+	st->head = head;
+#else
+	__sync_lock_test_and_set(&st->head, head);
+#endif
+}
 
 static __always_inline void *reserve(__u32 cpu, __u64 size)
 {
@@ -216,34 +228,6 @@ static __always_inline void *reserve(__u32 cpu, __u64 size)
 		return bpf_ringbuf_reserve(rb, size, 0);
 	}
 	return bpf_ringbuf_reserve(&ring, size, 0);
-}
-
-static __always_inline long ring_output(__u32 cpu, void *data, __u64 size)
-{
-	__u64 flags = wakeup ? 0 : BPF_RB_NO_WAKEUP;
-	if (per_cpu_rings) {
-		void *rb = bpf_map_lookup_elem(&rings, &cpu);
-		if (!rb)
-			return -1;
-		return bpf_ringbuf_output(rb, data, size, flags);
-	}
-	return bpf_ringbuf_output(&ring, data, size, flags);
-}
-
-/* The stage's events to the ring as one batch (counted as drops when the
- * ring has no room). The caller holds the stage (busy). */
-static __always_inline void flush_stage(struct stage *st, __u32 cpu)
-{
-	__u32 len = st->hdr.len;
-	if (!len)
-		return;
-	if (len > BCR_STAGE_BYTES)
-		len = BCR_STAGE_BYTES;
-	st->hdr.how = BCR_BATCH_STAGED;
-	if (ring_output(cpu, &st->hdr, sizeof st->hdr + len))
-		count_drops(st->hdr.nrec);
-	st->hdr.len = 0;
-	st->hdr.nrec = 0;
 }
 
 static __always_inline void fill(struct bcr_event *e, __u64 now, __u8 kind, __u16 cats, int dev, __u64 sector,
@@ -281,8 +265,7 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 	if (filter_pid && tid != filter_pid)
 		return 0;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 zero = 0;
-	struct stage *st = bpf_map_lookup_elem(&stages, &zero);
+	struct bcr_ctl *st = bpf_map_lookup_elem(&ctls, &cpu);
 	if (!st)
 		return 0;
 	if (hook_noring) {
@@ -298,20 +281,22 @@ static __always_inline int emit(__u8 kind, __u16 act_cat, int dev, __u64 sector,
 	if (staging && !st->busy && !forced) {
 		st->busy = 1;
 		COMPILER_BARRIER();
-		/* the time after taking the stage: an interrupting program that
-		 * appended before this is also earlier */
+		/* the time after taking the region: an interrupting program
+		 * that wrote to the ring before this is also earlier */
 		__u64 now = bpf_ktime_get_ns();
-		__u32 len = st->hdr.len;
-		if (len > STAGE_LIMIT) { /* never, as flushed below; bounds len for the verifier */
-			flush_stage(st, cpu);
-			len = 0;
+		__u64 head = st->head;
+		__u64 tail = *(volatile __u64 *)&st->tail;
+		__u64 pos = head & region_mask;
+		__u32 key = cpu * region_elems + (__u32)(pos >> BCR_REGION_SHIFT);
+		struct bcr_region_elem *r = bpf_map_lookup_elem(&regions, &key);
+		if (head - tail > region_mask + 1 - size || !r) {
+			count_drops(1); /* user space has not read the region: full */
+		} else {
+			__u32 off = (__u32)pos & (BCR_REGION_ELEM - 1);
+			fill((struct bcr_event *)(r->data + off), now, kind, cats, dev, sector, bytes, tid, status, cpu,
+			     ext, value, old_dev);
+			publish_head(st, head + size);
 		}
-		fill((struct bcr_event *)(st->data + len), now, kind, cats, dev, sector, bytes, tid, status, cpu, ext,
-		     value, old_dev);
-		st->hdr.len = len + size;
-		st->hdr.nrec++;
-		if (st->hdr.len > STAGE_LIMIT)
-			flush_stage(st, cpu);
 		COMPILER_BARRIER();
 		st->busy = 0;
 	} else {
@@ -476,24 +461,3 @@ RQ_PROGS(complete, "block_rq_complete", BCR_COMPLETE, TC_COMPLETE)
 RQ_PROGS(rremap, "block_rq_remap", BCR_RQ_REMAP, TC_QUEUE)
 Q_PROGS(plug, "block_plug", BCR_PLUG)
 Q_PROGS(unplug, "block_unplug", BCR_UNPLUG_IO)
-
-/* Run by user space on each CPU (BPF_PROG_TEST_RUN on that CPU) before it
- * reads the rings, so that a CPU's last events do not wait in its stage for
- * more to come. Returns 1 when it interrupted an append and left the stage
- * alone (the next round takes it), else 0. */
-SEC("raw_tp")
-int blkr_flush(void *ctx)
-{
-	__u32 zero = 0;
-	struct stage *st = bpf_map_lookup_elem(&stages, &zero);
-	if (!st)
-		return 0;
-	if (st->busy)
-		return 1;
-	st->busy = 1;
-	COMPILER_BARRIER();
-	flush_stage(st, bpf_get_smp_processor_id());
-	COMPILER_BARRIER();
-	st->busy = 0;
-	return 0;
-}

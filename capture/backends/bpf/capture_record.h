@@ -50,13 +50,17 @@ struct bcr_event_ext {
 	bcr_u32 pad;
 };
 
-/* What one ring buffer record is: a batch of events of one CPU, in time
- * order. BCR_BATCH_STAGED: the events the CPU's programs appended to its
- * staging area (one ring write per BCR_STAGE_BYTES instead of one per
- * event). BCR_BATCH_DIRECT: one event of a program that interrupted another
- * of ours while it appended (or every event when staging is off): it
- * reaches the ring before the staged events older than it, and user space
- * puts it back in its place. */
+/* Where the programs put events: each CPU appends to its own region of an
+ * mmapped array (the map `regions`), which user space reads in place, so
+ * nothing is copied in the traced thread's time; the region's head says
+ * how far it is written. A program that interrupted another of ours while
+ * it appended writes its one event to the CPU's BPF ring buffer instead
+ * (a DIRECT batch): it reaches user space before older events still being
+ * appended, and user space puts it back in its place.
+ *
+ * User space hands both on as batches, one CPU's events in time order: a
+ * STAGED batch holds events read from a region, a DIRECT batch is one
+ * ring buffer record. The raw spool keeps them in this form. */
 struct bcr_batch {
 	bcr_u32 len;      /* bytes of events after this header */
 	bcr_u16 nrec;     /* events in it */
@@ -65,7 +69,34 @@ struct bcr_batch {
 };
 #define BCR_BATCH_STAGED 0
 #define BCR_BATCH_DIRECT 1
-#define BCR_STAGE_BYTES 2048
+
+/* A CPU's region is a ring of bytes made of `region_elems` array elements
+ * (head modulo their total picks the element and the offset in it). A
+ * record that starts near an element's end runs on into its slack, and the
+ * next one starts as far into the next element: records never wrap. */
+#define BCR_REGION_SHIFT 18
+#define BCR_REGION_ELEM (1u << BCR_REGION_SHIFT)
+#define BCR_REGION_SLACK 64u
+struct bcr_region_elem {
+	bcr_u8 data[BCR_REGION_ELEM + BCR_REGION_SLACK];
+};
+
+/* One CPU's control block (the map `ctls`, mmapped by user space too): the
+ * programs' cache line, then user space's. */
+struct bcr_ctl {
+	bcr_u32 busy;     /* a program of ours is appending on this CPU */
+	bcr_u32 tick;     /* events seen, for hook_direct_every */
+	bcr_u32 c_tick;   /* completions seen, for hook_skip_c_every */
+	/* tid + 1 of the CPU's two most recent threads (0: none), newest
+	 * first: two, because a submitter and the worker completing its IO
+	 * often take turns on one CPU */
+	bcr_u32 named[2];
+	bcr_u32 pad0;
+	bcr_u64 head;     /* bytes appended; set after the record is written */
+	bcr_u8 pad1[32];
+	bcr_u64 tail;     /* bytes user space has read; only it writes this line */
+	bcr_u8 pad2[56];
+};
 
 /* The kinds whose records are the 48-byte bcr_event_ext. */
 static inline int bcr_has_payload(unsigned kind)

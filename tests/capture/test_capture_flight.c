@@ -124,8 +124,9 @@ static void read_window(const char *path, window *w)
 }
 
 /* The capture's own peak memory: its peak RSS less the file-backed pages
- * mapped now (the kernel's rings, which bpf maps twice, 64 MiB a CPU, and
- * perf once; the libraries): what the flight recorder's window could grow. */
+ * mapped now (the kernel's buffers: bpf's event regions, 32 MiB a CPU, and
+ * its rings, mapped twice; perf's rings; the libraries): what the flight
+ * recorder's window could grow. */
 static unsigned long own_peak_kib(pid_t pid)
 {
 	char path[64];

@@ -6,11 +6,12 @@
  * the same ring records read back from the file) run the same code, so
  * both give the same events in the same order.
  *
- * A ring record is a batch of one CPU's events. A DIRECT batch (a program
- * that interrupted another's append to the CPU's stage) reaches the ring
- * before the staged events older than it: it is held back, in time order,
- * until the CPU's first later event, or until a read round whose flush of
- * that CPU's stage took everything (bpf_decode_round). */
+ * A batch holds one CPU's events (read from its region, or one ring
+ * record). A DIRECT batch (a program that interrupted another's append to
+ * the CPU's region) reaches the ring before the region's events older than
+ * it: it is held back, in time order, until the CPU's first later event,
+ * or until a read round whose snapshot found no append under way on that
+ * CPU (bpf_decode_round). */
 #ifndef BLKREEL_CAPTURE_BPF_DECODE_H
 #define BLKREEL_CAPTURE_BPF_DECODE_H
 
@@ -27,7 +28,7 @@ typedef int (*bpf_emit_fn)(void *arg, const br_event *ev, br_error *err);
 typedef struct bpf_decoder bpf_decoder;
 
 /* devs: the report dev_t of each configured device (record dev indexes
- * it); staging: the programs stage records (direct batches are held). */
+ * it); staging: the programs append to regions (direct batches are held). */
 bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs, bool staging);
 void bpf_decoder_free(bpf_decoder *d);
 
@@ -43,9 +44,9 @@ typedef struct bpf_bad {
 	size_t first_at;
 } bpf_bad;
 
-/* The longest ring record either path takes (ours are at most a stage,
- * 2 KiB, plus its header): a longer one is damage, as is a longer frame
- * in the raw spool. */
+/* The longest batch either path takes (the backend cuts what it reads from
+ * a region into batches of at most this; a ring record is one event): a
+ * longer one is damage, as is a longer frame in the raw spool. */
 #define BPF_BATCH_MAX (64u << 10)
 
 /* Each usable record of one ring record, in order; a negative return of fn
@@ -68,9 +69,10 @@ int bpf_batch_keep(unsigned ncpu, unsigned ndevs, const void *data, size_t size,
 		   const void **batch, size_t *kept,
 		   unsigned *nrec, bpf_record_fn fn, void *arg, bpf_bad *bad, br_error *err);
 
-/* The end of a read round: flushed[cpu] says the round's flush of that
- * CPU's stage took everything, flushed_before the time just before the
- * flushes; stopped: the programs were detached (everything held goes). */
+/* The end of a read round: flushed[cpu] says the round's snapshot found no
+ * append under way on that CPU (every event it timed before flushed_before
+ * was read), flushed_before the time just before the snapshot; stopped:
+ * the programs were detached (everything held goes). */
 int bpf_decode_round(bpf_decoder *d, uint64_t flushed_before, const uint8_t *flushed, bool stopped, bpf_emit_fn fn,
 		     void *arg, br_error *err);
 

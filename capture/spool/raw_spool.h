@@ -37,7 +37,7 @@ typedef struct raw_header {
 } raw_header;
 
 enum raw_frame_type {
-	RAW_BATCH = 1,   /* one ring record as read: struct bcr_batch + its events */
+	RAW_BATCH = 1,   /* one batch as read: struct bcr_batch + its events */
 	RAW_ROUND = 2,   /* a read round ended: struct raw_round + u8 flushed[ncpu] */
 	RAW_DRAIN = 3,   /* the sink drained: struct raw_drain */
 	RAW_NAME = 4,    /* pid -> comm, learnt when the pid was first read: struct raw_name */
@@ -50,7 +50,7 @@ typedef struct raw_frame {
 } raw_frame;
 
 typedef struct raw_round {
-	uint64_t flushed_before; /* CLOCK_MONOTONIC just before the round's stage flushes */
+	uint64_t flushed_before; /* CLOCK_MONOTONIC just before the round's snapshot of the regions */
 	uint32_t stopped;        /* the programs were detached */
 	uint32_t ncpu;
 } raw_round;
@@ -66,8 +66,8 @@ typedef struct raw_name {
 	char comm[16];
 } raw_name;
 
-/* Largest frame a writer makes (a ring record is at most a stage plus its
- * header; a round 1024 CPUs): anything longer is damage. */
+/* Largest frame a writer makes (a batch is at most BPF_BATCH_MAX; a round
+ * 1024 CPUs): anything longer is damage. */
 #define RAW_FRAME_MAX (64u << 10)
 
 static inline uint32_t raw_pad8(uint32_t n) { return (n + 7u) & ~7u; }

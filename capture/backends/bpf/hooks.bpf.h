@@ -21,7 +21,8 @@ const volatile __u32 hook_direct_every = 0; /* every Nth event takes the interru
 const volatile __u32 hook_skip_c_every = 0; /* every Nth completion on a CPU left out, as if the kernel had not run us */
 
 /* The clock floor's one store per event (a per-CPU slot, as the real
- * programs' stage lookup); the tests read it to see the clock was read. */
+ * programs' control block lookup); the tests read it to see the clock was
+ * read. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

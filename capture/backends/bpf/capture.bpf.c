@@ -4,8 +4,9 @@
  * the same fields through bpf_probe_read_kernel). They read only the fields a
  * blk_io_trace needs, keep only the traced devices, the action mask, the pid
  * and the LBA range, and write a 32-byte record (48 with a payload) into the
- * CPU's event region (capture_record.h). Argument positions come from user space, which reads the
- * tracepoints' prototypes from the kernel's BTF at load time. */
+ * CPU's event region (capture_record.h). Argument positions come from user
+ * space, which reads the tracepoints' prototypes from the kernel's BTF at
+ * load time. */
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>

@@ -243,8 +243,9 @@ static int load(bpf_state *st, const bpf_tp_args *args, const bool *use, bool ra
 	s->rodata->region_mask = region_bytes - 1;
 	bpf_map__set_max_entries(s->maps.ctls, cfg->ncpu);
 	bpf_map__set_max_entries(s->maps.regions, st->staging ? cfg->ncpu * elems : 1);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (st->staging) /* the ring takes only interrupted appends */
-		ring_bytes = ring_bytes / 8 < (size_t)sysconf(_SC_PAGESIZE) ? (size_t)sysconf(_SC_PAGESIZE) : ring_bytes / 8;
+		ring_bytes = ring_bytes / 8 < page ? page : ring_bytes / 8;
 	if (s->rodata->per_cpu_rings) {
 		st->nrings = cfg->ncpu;
 		for (unsigned c = 0; c < st->nrings; c++) {

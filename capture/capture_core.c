@@ -159,14 +159,20 @@ static uint64_t events_lost(uint64_t dropped, uint64_t unrecorded)
  * Misses are not counted as lost: a skipped run may as well have been for a
  * device we do not trace (another disk's completion in the interrupt that
  * nested); unrecorded completions are (see drops_text's total). */
-static void kernel_counts_text(const cap_capture *s, char *buf, size_t size)
+static void kernel_counts_text(uint64_t missed, uint64_t unrecorded, char *buf, size_t size)
 {
 	buf[0] = 0;
 	int n = 0;
-	if (s->missed)
-		n = snprintf(buf, size, " missed=%llu", (unsigned long long)s->missed);
-	if (s->unrecorded && n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)s->unrecorded);
+	if (missed)
+		n = snprintf(buf, size, " missed=%llu", (unsigned long long)missed);
+	if (unrecorded && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " unrecorded=%llu", (unsigned long long)unrecorded);
+}
+
+/* The backend's completion check while it keeps one (backend.h). */
+static const cap_dev_check *completion_check(const cap_capture *s)
+{
+	return s->be->completions ? s->be->completions(s->st) : NULL;
 }
 
 /* Records lost so far: each CPU's ring drops, read into s->drops, and
@@ -195,11 +201,12 @@ static void status_line(cap_capture *s, tool_progress *p, bool force)
 }
 
 /* --rotate: the note that closes a file: what was lost while it was
- * written (ring drops, bad records, events not written for want of room).
- * The last file's note (cap_capture_close) adds what only the end can
- * count: completions no record shows, runs the kernel skipped. The notes
- * of a set add up to the whole capture's. */
-static void file_note(void *arg, char *buf, size_t size)
+ * written (ring drops, bad records, events not written for want of room,
+ * completions no record shows: unrecorded_notes.h). The last file's note
+ * (cap_capture_close) adds what only the end can count: the rest of the
+ * completions, runs the kernel skipped. The notes of a set add up to the
+ * whole capture's. */
+static void file_note(void *arg, uint64_t cut, char *buf, size_t size)
 {
 	cap_capture *s = arg;
 	memset(s->drops, 0, s->cfg.ncpu * sizeof *s->drops);
@@ -210,11 +217,12 @@ static void file_note(void *arg, char *buf, size_t size)
 	drops_text_since(s, bad, s->noted_drops, s->noted_bad, drops, sizeof drops, &total);
 	cap_sink_stats st;
 	cap_sink_stats_get(s->sink, &st);
-	char unwritten[48] = "";
+	char unwritten[48] = "", unrecorded[48];
 	if (st.unwritten > s->noted_unwritten)
 		snprintf(unwritten, sizeof unwritten, " unwritten=%llu",
 			 (unsigned long long)(st.unwritten - s->noted_unwritten));
-	snprintf(buf, size, "blkreel: drops %s (backend %s)%s", drops, s->be->name, unwritten);
+	kernel_counts_text(0, cap_unrecorded_file(&s->unrecorded_notes, cut), unrecorded, sizeof unrecorded);
+	snprintf(buf, size, "blkreel: drops %s (backend %s)%s%s", drops, s->be->name, unwritten, unrecorded);
 	memcpy(s->noted_drops, s->drops, s->cfg.ncpu * sizeof *s->drops);
 	s->noted_bad = bad;
 	s->noted_unwritten = st.unwritten;
@@ -419,8 +427,15 @@ int cap_capture_loop(cap_capture *s, br_error *err)
 			rc = br_error_set(err, BR_ESYS, errno, NULL, -1, "poll failed");
 			break;
 		}
+		if (s->out.rotate) /* the files' notes count the completions no record shows */
+			cap_unrecorded_round_begin(&s->unrecorded_notes, completion_check(s), &s->cfg, tool_now_ns());
 		if ((rc = s->be->read(s->st, s->sink, err)) < 0)
 			break;
+		if (s->out.rotate) {
+			cap_sink_stats st;
+			cap_sink_stats_get(s->sink, &st);
+			cap_unrecorded_round_end(&s->unrecorded_notes, completion_check(s), &s->cfg, st.newest);
+		}
 		if ((rc = cap_sink_drain(s->sink, false, err)) < 0)
 			break;
 		if (s->child > 0 && cap_command_done(s->child, &s->child_status)) {
@@ -579,7 +594,7 @@ static void summary(cap_capture *s, double secs)
 			fprintf(stderr, "; %u not finished: their spools stay for --cleanup", rot->failed);
 	}
 	char kcounts[80];
-	kernel_counts_text(s, kcounts, sizeof kcounts);
+	kernel_counts_text(s->missed, s->unrecorded, kcounts, sizeof kcounts);
 	total = events_lost(total, s->unrecorded) + s->unwritten;
 	if (s->unwritten) {
 		size_t dl = strlen(drops);
@@ -743,10 +758,15 @@ bool cap_capture_close(cap_capture *s, double secs, uint64_t loop_end, uint64_t 
 			 (unsigned long long)(s->unwritten - s->noted_unwritten));
 	/* Every completion the device counted that no C record shows, whatever
 	 * lost it (the kernel, a ring overflow, a bad record): the file says so,
-	 * and readers take up to that many IOs without a C as completed. */
-	s->unrecorded = s->be->unrecorded ? s->be->unrecorded(s->st) : 0;
+	 * and readers take up to that many IOs without a C as completed. The
+	 * last file of a rotated capture says what the others did not. */
+	const cap_dev_check *check = completion_check(s);
+	s->unrecorded = check ? cap_dev_check_unrecorded(check, &s->cfg) : 0;
+	uint64_t file_unrecorded = s->unrecorded;
+	if (s->out.rotate)
+		file_unrecorded = cap_unrecorded_last(&s->unrecorded_notes, s->unrecorded, &s->unrecorded);
 	*total_drops = events_lost(*total_drops, s->unrecorded);
-	kernel_counts_text(s, kcounts, sizeof kcounts);
+	kernel_counts_text(s->missed, file_unrecorded, kcounts, sizeof kcounts);
 	snprintf(note, sizeof note, "blkreel: drops %s (backend %s)%s%s", drops, s->be->name, unwritten, kcounts);
 	if (ok && cap_sink_message(s->sink, note, &err)) {
 		tool_say_error(PROG, NULL, &err);

@@ -18,6 +18,7 @@
 #include "kstate/kstate.h"
 #include "spool/outputs.h"
 #include "spool/sink.h"
+#include "unrecorded_notes.h"
 
 typedef struct cap_capture {
 	const capture_cli *cli;
@@ -47,6 +48,7 @@ typedef struct cap_capture {
 	 * file's note counts what was lost while it was written) */
 	uint64_t *noted_drops;
 	uint64_t noted_bad, noted_unwritten;
+	cap_unrecorded_notes unrecorded_notes; /* and the completions no record shows */
 	/* --max-disk / --reserve */
 	uint64_t room_checked;  /* when the room was last checked (monotonic ns) */
 	bool discarding;        /* --on-full drop: events are counted, not written */

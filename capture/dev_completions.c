@@ -75,11 +75,23 @@ void cap_dev_check_end(cap_dev_check *c, const cap_config *cfg)
 			c->counted[i] = cap_dev_completed(&cfg->devices[i], &c->end[i]);
 }
 
-uint64_t cap_dev_check_unrecorded(const cap_dev_check *c, const cap_config *cfg)
+uint64_t cap_dev_check_unrecorded_at(const cap_dev_check *c, const cap_config *cfg, const uint64_t *at)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; i < cfg->ndevices; i++)
 		if (c->counted[i])
-			n += cap_dev_unrecorded(c->start[i], c->end[i], c->recorded[i]);
+			n += cap_dev_unrecorded(c->start[i], at[i], c->recorded[i]);
 	return n;
+}
+
+uint64_t cap_dev_check_unrecorded(const cap_dev_check *c, const cap_config *cfg)
+{
+	return cap_dev_check_unrecorded_at(c, cfg, c->end);
+}
+
+void cap_dev_check_count(const cap_dev_check *c, const cap_config *cfg, uint64_t at[CAP_MAX_DEVICES])
+{
+	for (size_t i = 0; i < cfg->ndevices; i++)
+		if (!c->counted[i] || !cap_dev_completed(&cfg->devices[i], &at[i]))
+			at[i] = c->start[i];
 }

@@ -39,6 +39,10 @@ static inline uint64_t cap_dev_unrecorded(uint64_t start, uint64_t end, uint64_t
 typedef struct cap_dev_check {
 	bool counted[CAP_MAX_DEVICES];
 	uint64_t start[CAP_MAX_DEVICES], end[CAP_MAX_DEVICES], recorded[CAP_MAX_DEVICES];
+	/* The backend's last read round stopped with records of the kernel's
+	 * still unread (a bound per round): a count taken before it would find
+	 * their completions unrecorded (capture/unrecorded_notes.h). */
+	bool behind;
 } cap_dev_check;
 
 /* After the kernel records every completion of cfg's devices: a completion
@@ -58,5 +62,10 @@ static inline void cap_dev_check_record_at(cap_dev_check *c, size_t i)
 void cap_dev_check_end(cap_dev_check *c, const cap_config *cfg);
 /* After the drain: completions counted that no C record shows. */
 uint64_t cap_dev_check_unrecorded(const cap_dev_check *c, const cap_config *cfg);
+/* While tracing: each checked device's count now, into at (a device whose
+ * count cannot be read now keeps its first count: it adds nothing). */
+void cap_dev_check_count(const cap_dev_check *c, const cap_config *cfg, uint64_t at[CAP_MAX_DEVICES]);
+/* The completions of the counts at that no C record read so far shows. */
+uint64_t cap_dev_check_unrecorded_at(const cap_dev_check *c, const cap_config *cfg, const uint64_t *at);
 
 #endif

@@ -37,6 +37,7 @@
 #include "blkreel/error.h"
 #include "blkreel/event.h"
 #include "capture_config.h"
+#include "dev_completions.h"
 #include "kstate/kstate.h"
 #include "spool/sink.h"
 
@@ -80,12 +81,17 @@ typedef struct cap_backend_ops {
 	 * in the drops record (missed=N) and the summary, not counted as lost:
 	 * the skipped run may have been for a device we do not trace. */
 	uint64_t (*missed)(void *st);
-	/* Optional, read after the drain: completions the traced devices
-	 * counted while tracing (their sysfs stat) that no C record shows: lost
-	 * events that nothing else counted (the kernel did not run our program).
-	 * Beyond the dropped and bad records (which may have been C records),
-	 * in the drops record (unrecorded=N) and lost like drops. */
-	uint64_t (*unrecorded)(void *st);
+	/* Optional: the completion check (dev_completions.h) while the backend
+	 * keeps one, else NULL. Its C records are counted as each read round
+	 * reads them, held back or not. After the drain: completions the traced
+	 * devices counted while tracing (their sysfs stat) that no C record
+	 * shows, lost events nothing else counted (the kernel did not run our
+	 * program); beyond the dropped and bad records (which may have been C
+	 * records), in the drops record (unrecorded=N) and lost like drops.
+	 * While tracing the core counts the devices before a read round and
+	 * checks the records read by its end (unrecorded_notes.h): a backend
+	 * whose round left records of the kernel's unread sets check->behind. */
+	const cap_dev_check *(*completions)(void *st);
 	/* Process name for pid the backend knows (e.g. tracer's saved command
 	 * lines); may be NULL. Writes a NUL-terminated name, returns true if known. */
 	bool (*comm)(void *st, uint32_t pid, char *name, size_t size);

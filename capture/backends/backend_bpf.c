@@ -303,13 +303,11 @@ static void unload(bpf_state *st)
 	st->nrings = 0;
 }
 
+/* The decoder counts the completions (bpf_decoder_count_completions; a
+ * bio's counts too: the check stays a lower bound). */
 static int to_sink(void *arg, const br_event *ev, br_error *err)
 {
 	bpf_state *st = arg;
-	/* with -o - (events live) a remapped bio's completion counts too: the
-	 * check stays a lower bound */
-	if ((ev->action & 0xffff) == (BLK_TA_COMPLETE & 0xffff))
-		cap_dev_check_record(&st->check, st->cfg, ev->device);
 	return cap_sink_push(st->sink, ev, NULL, err);
 }
 
@@ -572,6 +570,8 @@ static int bpf_start(void *vst, const cap_config *cfg, cap_kstate *ks, br_error 
 	st->dec = bpf_decoder_new(cfg->ncpu, st->devs, (unsigned)cfg->ndevices, st->staging);
 	if (!st->dec || !(st->flushed = calloc(cfg->ncpu, 1)))
 		return br_error_set(err, BR_ENOMEM, 0, NULL, -1, "out of memory");
+	if (st->checking)
+		bpf_decoder_count_completions(st->dec, st->check.recorded);
 	ring_buffer_sample_fn cb = on_record; /* chosen once: nothing else per record */
 #ifdef BLKREEL_TEST_HOOKS
 	if (st->hooks.user != CAP_USER_SINK || st->hooks.spoil_every)
@@ -690,12 +690,10 @@ static int bpf_stop(void *vst, br_error *err)
 	return 0;
 }
 
-/* Completions the traced devices counted while tracing that no C record
- * shows (read after the drain): lost, and nothing else counted them. */
-static uint64_t bpf_unrecorded(void *vst)
+static const cap_dev_check *bpf_completions(void *vst)
 {
 	const bpf_state *st = vst;
-	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
+	return st->checking ? &st->check : NULL;
 }
 
 static uint64_t bpf_missed(void *vst)
@@ -778,7 +776,7 @@ const cap_backend_ops cap_backend_bpf = {
 	.drops = bpf_drops,
 	.bad_records = bpf_bad_records,
 	.missed = bpf_missed,
-	.unrecorded = bpf_unrecorded,
+	.completions = bpf_completions,
 	.comm = bpf_comm,
 	.close = bpf_close,
 	.raw_header = bpf_raw_header,

@@ -303,13 +303,12 @@ static int perf_stop(void *vst, br_error *err)
 	return first;
 }
 
-/* Completions the traced devices counted while sampling that no C record
- * shows (read after the drain): those the kernel ran where it does not
+/* Its unrecorded completions are those the kernel ran where it does not
  * deliver to sampling events (capture/README.md). */
-static uint64_t perf_unrecorded(void *vst)
+static const cap_dev_check *perf_completions(void *vst)
 {
 	const perf_state *st = vst;
-	return perf_decoder_unrecorded(&st->dec);
+	return perf_decoder_check(&st->dec);
 }
 
 static void perf_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -350,6 +349,6 @@ const cap_backend_ops cap_backend_perf = {
 	.read = perf_read,
 	.stop = perf_stop,
 	.drops = perf_drops,
-	.unrecorded = perf_unrecorded,
+	.completions = perf_completions,
 	.close = perf_close,
 };

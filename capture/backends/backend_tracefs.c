@@ -19,6 +19,7 @@
 #define T CAP_TRACEFS
 #define MAX_PAGE (64 * 1024) /* ring buffer sub-buffers are 4 KiB by default */
 #define MAX_STREAMS 1024
+#define MAX_PAGES_PER_ROUND 256
 
 typedef struct tfs_cpu {
 	int fd;
@@ -221,13 +222,15 @@ static int tfs_read(void *vst, cap_sink *sink, br_error *err)
 {
 	tfs_state *st = vst;
 	int total = 0;
+	st->check.behind = false;
 	for (unsigned c = 0; c < st->ncpu; c++) {
 		tfs_cpu *p = &st->cpu[c];
 		if (p->fd < 0)
 			continue;
 		/* A bounded number of pages per CPU per round, so one busy CPU
 		 * cannot starve the others (or the status line). */
-		for (int round = 0; round < 256; round++) {
+		int round;
+		for (round = 0; round < MAX_PAGES_PER_ROUND; round++) {
 			ssize_t r = read(p->fd, st->page, st->page_size);
 			if (r < 0) {
 				if (errno == EINTR)
@@ -246,6 +249,8 @@ static int tfs_read(void *vst, cap_sink *sink, br_error *err)
 				return rc;
 			total += a.pushed;
 		}
+		if (round == MAX_PAGES_PER_ROUND)
+			st->check.behind = true;
 	}
 	return total;
 }
@@ -271,12 +276,10 @@ static int tfs_stop(void *vst, br_error *err)
 	return first;
 }
 
-/* Completions the traced devices counted while tracing that no C record
- * shows (read after the drain). */
-static uint64_t tfs_unrecorded(void *vst)
+static const cap_dev_check *tfs_completions(void *vst)
 {
 	const tfs_state *st = vst;
-	return st->checking ? cap_dev_check_unrecorded(&st->check, st->cfg) : 0;
+	return st->checking ? &st->check : NULL;
 }
 
 static void tfs_drops(void *vst, uint64_t *drops, unsigned ncpu)
@@ -366,7 +369,7 @@ const cap_backend_ops cap_backend_tracefs = {
 	.read = tfs_read,
 	.stop = tfs_stop,
 	.drops = tfs_drops,
-	.unrecorded = tfs_unrecorded,
+	.completions = tfs_completions,
 	.comm = tfs_comm,
 	.close = tfs_close,
 	.salvage = tfs_salvage,

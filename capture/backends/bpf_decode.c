@@ -18,6 +18,7 @@ struct held {
 struct bpf_decoder {
 	unsigned ncpu, ndevs;
 	bool staging;
+	uint64_t *completions; /* bpf_decoder_count_completions */
 	uint32_t devs[BCR_MAX_DEVS];
 	uint32_t actions[BCR_NKINDS];
 	struct held *held; /* per CPU */
@@ -60,6 +61,11 @@ bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs
 	for (unsigned k = 0; k < BCR_NKINDS; k++)
 		d->actions[k] = kind_action(k);
 	return d;
+}
+
+void bpf_decoder_count_completions(bpf_decoder *d, uint64_t *per_dev)
+{
+	d->completions = per_dev;
 }
 
 void bpf_decoder_free(bpf_decoder *d)
@@ -230,6 +236,8 @@ static int decode_record(void *arg, const void *rec, size_t size, br_error *err)
 	decode_walk *w = arg;
 	const struct bcr_event *r = rec;
 	bpf_decoder *d = w->d;
+	if (d->completions && (d->actions[r->kind] & 0xffff) == __BLK_TA_COMPLETE)
+		d->completions[r->dev]++;
 	if (w->direct && d->staging)
 		return hold(d, r, size, w->fn, w->arg, err);
 	if (d->held[r->cpu].n) {

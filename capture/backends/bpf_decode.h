@@ -31,6 +31,10 @@ typedef struct bpf_decoder bpf_decoder;
  * it); staging: the programs append to regions (direct batches are held). */
 bpf_decoder *bpf_decoder_new(unsigned ncpu, const uint32_t *devs, unsigned ndevs, bool staging);
 void bpf_decoder_free(bpf_decoder *d);
+/* Count each completion record decoded into per_dev[its device index] as
+ * its batch is walked, held back or not (a read round's records are then
+ * all counted by its end: the completion check, dev_completions.h). */
+void bpf_decoder_count_completions(bpf_decoder *d, uint64_t *per_dev);
 
 /* Records the decoder could not use: a record of an unknown kind or
  * device is skipped (its time is not used either), damaged framing (a bad

@@ -125,6 +125,11 @@ void perf_decoder_check_end(perf_decoder *d)
 		cap_dev_check_end(&d->check, d->cfg);
 }
 
+const cap_dev_check *perf_decoder_check(const perf_decoder *d)
+{
+	return d->checking ? &d->check : NULL;
+}
+
 uint64_t perf_decoder_unrecorded(const perf_decoder *d)
 {
 	return d->checking ? cap_dev_check_unrecorded(&d->check, d->cfg) : 0;

@@ -50,7 +50,9 @@ int perf_decoder_sample(perf_decoder *d, unsigned cpu, const uint8_t *p, size_t 
 /* Before the tracepoints are disabled: a completion after it has no record. */
 void perf_decoder_check_end(perf_decoder *d);
 
-/* Completions the checked devices counted that no C record shows. */
+/* The check while it is on (NULL: no C records to check), and the
+ * completions the checked devices counted that no C record shows. */
+const cap_dev_check *perf_decoder_check(const perf_decoder *d);
 uint64_t perf_decoder_unrecorded(const perf_decoder *d);
 
 #endif

@@ -186,7 +186,7 @@ static int next_file(cap_sink *s, uint64_t time, bool with_note, br_error *err)
 	if (with_note && s->o.file_note) {
 		char text[1024];
 		text[0] = 0;
-		s->o.file_note(s->o.file_note_arg, text, sizeof text);
+		s->o.file_note(s->o.file_note_arg, time, text, sizeof text);
 		int rc = text[0] ? cap_sink_message(s, text, err) : 0;
 		if (rc)
 			return rc;
@@ -452,5 +452,6 @@ void cap_sink_stats_get(const cap_sink *s, cap_sink_stats *st)
 {
 	*st = s->st;
 	st->last_time = s->last_written;
+	st->newest = s->max_time;
 	st->peak_queued = cap_merge_peak(s->merge);
 }

@@ -78,9 +78,10 @@ typedef struct cap_sink_opts {
 	/* --rotate: events go to the rotation's current file (rotate.h); before
 	 * the first event that is due in a new one, file_note gives the text of
 	 * the closing file's note (its drops: "" = none), written as its last
-	 * record, and each file names its processes again. */
+	 * record, and each file names its processes again. cut: the trace time
+	 * up to which the closing file holds every event. */
 	cap_rotate *rotate;
-	void (*file_note)(void *arg, char *buf, size_t size);
+	void (*file_note)(void *arg, uint64_t cut, char *buf, size_t size);
 	void *file_note_arg;
 	/* Each event written, after it is (the flight recorder's rules). In
 	 * raw mode nothing is written while tracing: the backend hands the
@@ -162,6 +163,7 @@ typedef struct cap_sink_stats {
 	uint64_t late;       /* events that came after later ones had been written
 	                        (time raised to keep the file in order) */
 	uint64_t last_time;
+	uint64_t newest;     /* the newest event time pushed */
 	size_t peak_queued;
 	uint64_t recorded;   /* raw mode: events put in the raw spool */
 	uint64_t unwritten;  /* events not written while discarding (--on-full drop) */

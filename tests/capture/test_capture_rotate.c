@@ -342,6 +342,124 @@ Test(capture_rotate, flight_file_is_io_by_io_the_plain_capture_of_the_same_run_p
 	flight_same_run("perf");
 }
 
+/* The requests a file issued (D) and completed (C), and the completions
+ * its drops notes say no record shows. */
+typedef struct file_ios {
+	size_t d, c;
+	unsigned long long unrecorded;
+} file_ios;
+
+static file_ios ios_of(char *path)
+{
+	ev_list one;
+	read_events(&path, 1, &one);
+	file_ios f = { .unrecorded = one.unrecorded };
+	for (size_t i = 0; i < one.n; i++)
+		if (is_c(&one.v[i]))
+			f.c++;
+		else if ((one.v[i].action & 0xffff) == __BLK_TA_ISSUE)
+			f.d++;
+	free(one.v);
+	return f;
+}
+
+/* Sequential 4 KiB reads at depth 4, 2000 a second for secs seconds (one
+ * request each, every sector once): as a command for `--`. */
+static const char *paced_reads(unsigned secs)
+{
+	static char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "fio --output=/dev/null --name=s --filename=%s --rw=read --direct=1 --bs=4k --iodepth=4 "
+		 "--ioengine=libaio --size=200M --runtime=%u --time_based --rate_iops=2000",
+		 cf.loop, secs);
+	return cmd;
+}
+
+/* Every 5th completion on a CPU left out in the program (the hooks build's
+ * BLKREEL_BPF_SKIP_C_EVERY), 5 s of reads rotated every second: each file's
+ * drops note says about the completions it lacks (a quarter of the C
+ * records it has; a loss is noted in the file being written when a sample
+ * first counts it, every 20 ms), not the last file alone, and the notes add
+ * up to the run's count, which is exactly the requests the set issued and
+ * never completed (the capture runs fio: none in flight at its ends). */
+Test(capture_rotate, each_file_notes_the_completions_it_lacks_and_the_notes_add_up)
+{
+	cf_kernel_test(256);
+	cf_need_btf();
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	cf.hooks = true;
+	setenv("BLKREEL_BPF_SKIP_C_EVERY", "5", 1);
+	char *err = NULL;
+	int rc = cf_capture(NULL, &err, "--backend bpf --no-progress --allow-drops -d %s -o '%s/u' --rotate 1s -- %s",
+			    cf.loop, cf.dir, paced_reads(5));
+	unsetenv("BLKREEL_BPF_SKIP_C_EVERY");
+	cr_expect_eq(rc, 0, "capture exited %d: %s", rc, err ? err : "");
+	bool only_loss;
+	unsigned long long run = tu_capture_unrecorded(rc, err, &only_loss);
+	free(err);
+	glob_t g;
+	size_t n = set_files(cf.dir, "u", "gz", &g);
+	cr_assert_geq(n, 4, "%zu files for 5 s rotated every second", n);
+	unsigned long long noted = 0;
+	size_t d = 0, c = 0, full = 0;
+	for (size_t k = 0; k < n; k++) {
+		file_ios f = ios_of(g.gl_pathv[k]);
+		noted += f.unrecorded;
+		d += f.d;
+		c += f.c;
+		if (f.c < 1000)
+			continue; /* the run's first or last moments */
+		full++;
+		cr_expect(f.unrecorded >= f.c / 8 && f.unrecorded <= f.c / 2,
+			  "%s: %zu C records, the note says unrecorded=%llu (about %zu were left out)", g.gl_pathv[k], f.c,
+			  f.unrecorded, f.c / 4);
+	}
+	globfree(&g);
+	cr_expect_geq(full, 3, "only %zu files of a full second of reads", full);
+	cr_expect_eq(noted, run, "the files' notes say %llu unrecorded, the run %llu", noted, run);
+	cr_expect_eq(d - c, run, "the set lacks %zu C records (%zu D, %zu C), the run counted %llu", d - c, d, c, run);
+	cr_expect_gt(run, c / 8, "%llu unrecorded of %zu C records", run, c);
+}
+
+/* The same loss, a flight recorder triggered mid-run: the file it writes
+ * then (before the run's end, whose count only the last ring file holds)
+ * says in its notes the completions it lacks: those of its ring files. */
+Test(capture_rotate, a_flight_file_written_mid_run_notes_the_completions_it_lacks)
+{
+	cf_kernel_test(256);
+	cf_need_btf();
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	cf.hooks = true;
+	setenv("BLKREEL_BPF_SKIP_C_EVERY", "5", 1);
+	char ep[600];
+	snprintf(ep, sizeof ep, "%s/f.err", cf.dir);
+	pid_t cap = cf_capture_bg(ep, "--backend bpf --no-progress --allow-drops -d %s -o '%s/f' --flight 2s "
+				      "--flight-after 500ms -- %s",
+				  cf.loop, cf.dir, paced_reads(6));
+	unsetenv("BLKREEL_BPF_SKIP_C_EVERY");
+	cf_wait_for_text(ep, "tracing loop");
+	usleep(3000 * 1000);
+	kill(cap, SIGUSR1);
+	cf_wait_for_text(ep, "flight-00001.blktrace.gz (");
+	int rc = cf_wait(cap);
+	char *err = tu_read_text(ep);
+	cr_expect_eq(rc, 0, "capture exited %d: %s", rc, err);
+	cr_expect(strstr(err, "in 1 files for 1 triggers") != NULL, "%s", err);
+	free(err);
+	char path[700];
+	snprintf(path, sizeof path, "%s/f.flight-00001.blktrace.gz", cf.dir);
+	file_ios f = ios_of(path);
+	cr_assert_gt(f.c, 3000, "%s: %zu C records in 2.5 s of reads", path, f.c);
+	size_t lacking = f.d > f.c ? f.d - f.c : 0;
+	/* but for up to the depth in flight at either end of the window; the
+	 * notes of its first ring file count up to one file (200 ms) before it */
+	cr_expect(f.unrecorded + 4 >= lacking && f.unrecorded <= lacking + lacking / 2 + 50,
+		  "%s lacks %zu C records (%zu D, %zu C), its notes say unrecorded=%llu", path, lacking, f.d, f.c,
+		  f.unrecorded);
+}
+
 /* --keep 3 leaves exactly the newest three files; a capture started again
  * under the same name numbers on after them and counts them for --keep. */
 Test(capture_rotate, keep_leaves_exactly_the_newest_files_and_a_new_capture_numbers_on)

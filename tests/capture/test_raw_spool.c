@@ -279,9 +279,10 @@ static int learn_pid(void *arg, const void *rec, size_t size, br_error *err)
 }
 
 /* Each ring file's closing note, as the capture's (its drops). */
-static void file_note(void *arg, char *buf, size_t size)
+static void file_note(void *arg, uint64_t cut, char *buf, size_t size)
 {
 	(void)arg;
+	(void)cut;
 	snprintf(buf, size, "blkreel: drops cpu0=0 cpu1=0 (backend bpf)");
 }
 

@@ -375,6 +375,19 @@ static const char *paced_reads(unsigned secs)
 	return cmd;
 }
 
+/* The captures this test starts (the hooks build, bpf) leave every 5th
+ * completion on a CPU out, as if the kernel had not run the program; the
+ * test unsets BLKREEL_BPF_SKIP_C_EVERY once they run. */
+static void leave_out_every_5th_completion(void)
+{
+	cf_kernel_test(256);
+	cf_need_btf();
+	if (!tu_have("fio"))
+		cr_skip_test("needs fio");
+	cf.hooks = true;
+	setenv("BLKREEL_BPF_SKIP_C_EVERY", "5", 1);
+}
+
 /* Every 5th completion on a CPU left out in the program (the hooks build's
  * BLKREEL_BPF_SKIP_C_EVERY), 5 s of reads rotated every second: each file's
  * drops note says about the completions it lacks (a quarter of the C
@@ -384,12 +397,7 @@ static const char *paced_reads(unsigned secs)
  * never completed (the capture runs fio: none in flight at its ends). */
 Test(capture_rotate, each_file_notes_the_completions_it_lacks_and_the_notes_add_up)
 {
-	cf_kernel_test(256);
-	cf_need_btf();
-	if (!tu_have("fio"))
-		cr_skip_test("needs fio");
-	cf.hooks = true;
-	setenv("BLKREEL_BPF_SKIP_C_EVERY", "5", 1);
+	leave_out_every_5th_completion();
 	char *err = NULL;
 	int rc = cf_capture(NULL, &err, "--backend bpf --no-progress --allow-drops -d %s -o '%s/u' --rotate 1s -- %s",
 			    cf.loop, cf.dir, paced_reads(5));
@@ -427,12 +435,7 @@ Test(capture_rotate, each_file_notes_the_completions_it_lacks_and_the_notes_add_
  * says in its notes the completions it lacks: those of its ring files. */
 Test(capture_rotate, a_flight_file_written_mid_run_notes_the_completions_it_lacks)
 {
-	cf_kernel_test(256);
-	cf_need_btf();
-	if (!tu_have("fio"))
-		cr_skip_test("needs fio");
-	cf.hooks = true;
-	setenv("BLKREEL_BPF_SKIP_C_EVERY", "5", 1);
+	leave_out_every_5th_completion();
 	char ep[600];
 	snprintf(ep, sizeof ep, "%s/f.err", cf.dir);
 	pid_t cap = cf_capture_bg(ep, "--backend bpf --no-progress --allow-drops -d %s -o '%s/f' --flight 2s "

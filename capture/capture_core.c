@@ -427,11 +427,12 @@ int cap_capture_loop(cap_capture *s, br_error *err)
 			rc = br_error_set(err, BR_ESYS, errno, NULL, -1, "poll failed");
 			break;
 		}
-		if (s->out.rotate) /* the files' notes count the completions no record shows */
-			cap_unrecorded_round_begin(&s->unrecorded_notes, completion_check(s), &s->cfg, tool_now_ns());
+		/* the files' notes count the completions no record shows */
+		bool sampling = s->out.rotate && cap_unrecorded_round_begin(&s->unrecorded_notes, completion_check(s),
+									   &s->cfg, tool_now_ns());
 		if ((rc = s->be->read(s->st, s->sink, err)) < 0)
 			break;
-		if (s->out.rotate) {
+		if (sampling) {
 			cap_sink_stats st;
 			cap_sink_stats_get(s->sink, &st);
 			cap_unrecorded_round_end(&s->unrecorded_notes, completion_check(s), &s->cfg, st.newest);

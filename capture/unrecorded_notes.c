@@ -1,22 +1,19 @@
 /* unrecorded_notes.c — the completions no record shows, file by file. */
 #include "unrecorded_notes.h"
 
-void cap_unrecorded_round_begin(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
+bool cap_unrecorded_round_begin(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
 				uint64_t now)
 {
-	n->counting = c && now >= n->next_ns;
-	if (!n->counting)
-		return;
+	if (!c || now < n->next_ns)
+		return false;
 	cap_dev_check_count(c, cfg, n->at);
 	n->next_ns = now + CAP_UNRECORDED_SAMPLE_NS;
+	return true;
 }
 
 void cap_unrecorded_round_end(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
 			      uint64_t newest)
 {
-	if (!n->counting)
-		return;
-	n->counting = false;
 	if (!c || c->behind)
 		return;
 	if (n->n == CAP_UNRECORDED_SAMPLES) { /* the oldest is kept only as the newest merged away */

@@ -37,8 +37,7 @@ typedef struct cap_unrecorded_sample {
 
 typedef struct cap_unrecorded_notes {
 	uint64_t next_ns;                /* CLOCK_MONOTONIC of the next sample */
-	bool counting;                   /* counted before this read round */
-	uint64_t at[CAP_MAX_DEVICES];    /* the devices' counts then */
+	uint64_t at[CAP_MAX_DEVICES];    /* the devices' counts before this read round */
 	cap_unrecorded_sample q[CAP_UNRECORDED_SAMPLES]; /* in time order */
 	unsigned head, n;
 	bool have_settled;               /* the newest sample merged away, not noted yet */
@@ -47,10 +46,12 @@ typedef struct cap_unrecorded_notes {
 } cap_unrecorded_notes;
 
 /* Before a read round (now: CLOCK_MONOTONIC): counts the devices when a
- * sample is due. c: the backend's check (NULL: none, nothing to do). */
-void cap_unrecorded_round_begin(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
+ * sample is due; true when it did. c: the backend's check (NULL: none,
+ * nothing to do). */
+bool cap_unrecorded_round_begin(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
 				uint64_t now);
-/* After it: the sample, at trace time newest (the newest event read). */
+/* After a round that began with a count: the sample, at trace time newest
+ * (the newest event read). */
 void cap_unrecorded_round_end(cap_unrecorded_notes *n, const cap_dev_check *c, const cap_config *cfg,
 			      uint64_t newest);
 /* A file closed at trace time cut: its count (added to what is noted). */
